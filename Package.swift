@@ -1,0 +1,126 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "signalbox",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "signalbox", targets: ["signalbox"]),
+        .library(name: "SignalboxAPI", targets: ["SignalboxAPI"]),
+        .library(name: "SignalboxAPNs", targets: ["SignalboxAPNs"]),
+        .library(name: "SignalboxAPNsHTTP2", targets: ["SignalboxAPNsHTTP2"]),
+        .library(name: "APNsSimulator", targets: ["APNsSimulator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+    ],
+    targets: [
+        // Pure domain: registrations, events, fan-out planning. No server packages.
+        .target(name: "SignalboxModel"),
+        // Codable request/response types of the HTTP API, shared by server and client SDK.
+        .target(name: "SignalboxAPI"),
+        // APNs wire protocol without I/O: push types, headers, payloads, JWT, classification.
+        .target(
+            name: "SignalboxAPNs",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Production APNs transport: TLS, HTTP/2 connections, SETTINGS, GOAWAY, PING.
+        .target(
+            name: "SignalboxAPNsHTTP2",
+            dependencies: [
+                "SignalboxAPNs",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // An HTTP/2-over-TLS APNs double that validates like APNs and injects faults.
+        .target(
+            name: "APNsSimulator",
+            dependencies: [
+                "SignalboxAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        // Storage protocols, SQLite implementation, migrations.
+        .target(
+            name: "SignalboxStore",
+            dependencies: [
+                "SignalboxModel",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+            ]
+        ),
+        // Composition: Hummingbird routes, auth, services, metrics.
+        .target(
+            name: "SignalboxServer",
+            dependencies: [
+                "SignalboxModel", "SignalboxAPI", "SignalboxAPNs", "SignalboxStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The CLI: serve, simulate-apns, send, apps.
+        .executableTarget(
+            name: "signalbox",
+            dependencies: [
+                "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SignalboxAPNsTests",
+            dependencies: ["SignalboxAPNs", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
+            name: "APNsIntegrationTests",
+            dependencies: [
+                "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ]
+        ),
+        .testTarget(
+            name: "SignalboxServerTests",
+            dependencies: [
+                "SignalboxModel", "SignalboxAPI", "SignalboxStore", "SignalboxServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ]
+)

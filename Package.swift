@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -42,9 +43,11 @@ let package = Package(
             name: "SignalboxAPNsHTTP2",
             dependencies: [
                 "SignalboxAPNs",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
@@ -100,6 +103,13 @@ let package = Package(
         .testTarget(
             name: "SignalboxAPNsTests",
             dependencies: ["SignalboxAPNs", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
+            name: "APNsSimulatorTests",
+            dependencies: [
+                "APNsSimulator", "SignalboxAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "APNsIntegrationTests",

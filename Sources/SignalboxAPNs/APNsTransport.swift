@@ -1,0 +1,62 @@
+/// One push on its way to APNs: the push, which environment, and the provider authorization.
+public struct APNsRequest: Sendable {
+    public var push: Push
+    public var environment: APNsEnvironment
+    /// The provider token; connections are kept per (environment, team, key).
+    public var token: ProviderToken
+    public var teamId: String
+    public var keyId: String
+
+    public init(push: Push, environment: APNsEnvironment, token: ProviderToken, teamId: String, keyId: String) {
+        self.push = push
+        self.environment = environment
+        self.token = token
+        self.teamId = teamId
+        self.keyId = keyId
+    }
+}
+
+/// Carries requests to APNs: the HTTP/2 transport in production, `InMemoryTransport` in unit tests.
+public protocol APNsTransport: Sendable {
+    /// Sends one request and returns APNs's answer, whatever its status.
+    /// - Throws: `APNsTransportError` when no answer arrived (connection failure, deadline).
+    func send(_ request: APNsRequest, deadline: ContinuousClock.Instant) async throws -> APNsResponse
+}
+
+/// Why a transport produced no APNs answer. A push that failed this way may or may not have reached
+/// APNs; re-sending is safe for content-changed pushes.
+public struct APNsTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The deadline passed before an answer arrived.
+        case deadlineExceeded
+        /// No connection could be made (DNS, TCP, TLS, ALPN).
+        case connectFailed
+        /// The connection closed or was reset before the answer.
+        case connectionLost
+        /// The transport is shut down.
+        case shutdown
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// A transport that answers from a closure: for unit tests of code that sends pushes.
+public struct InMemoryTransport: APNsTransport {
+    private let answer: @Sendable (APNsRequest) async throws -> APNsResponse
+
+    public init(answer: @escaping @Sendable (APNsRequest) async throws -> APNsResponse) {
+        self.answer = answer
+    }
+
+    public func send(_ request: APNsRequest, deadline: ContinuousClock.Instant) async throws -> APNsResponse {
+        try await answer(request)
+    }
+}

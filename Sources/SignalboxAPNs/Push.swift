@@ -1,0 +1,98 @@
+import Foundation
+
+/// One APNs request to one device token, validated before it is sent.
+public struct Push: Sendable, Hashable {
+    public var deviceToken: DeviceToken
+    public var pushType: PushType
+    /// The app's bundle id; the topic is the bundle id plus the push type's suffix.
+    public var bundleId: String
+    public var payload: [UInt8]
+    /// `nil` sends no `apns-priority` header.
+    public var priority: Priority?
+    /// `nil` sends no `apns-expiration` header.
+    public var expiration: Expiration?
+    public var collapseId: String?
+    /// The `apns-id`, echoed by APNs; logged to trace a push.
+    public var id: UUID
+
+    /// The `apns-topic` value.
+    public var topic: String { bundleId + pushType.topicSuffix }
+
+    /// Creates a push with the push type's default priority and expiration.
+    /// - Throws: `PushError` when the payload is empty, too large or the collapse id too long.
+    public init(
+        deviceToken: DeviceToken,
+        pushType: PushType,
+        bundleId: String,
+        payload: [UInt8]? = nil,
+        priority: Priority?? = .none,
+        expiration: Expiration?? = .none,
+        collapseId: String? = nil,
+        id: UUID = UUID()
+    ) throws(PushError) {
+        guard let body = payload ?? Payload.default(for: pushType), !body.isEmpty else {
+            throw PushError(code: .payloadEmpty, message: "a \(pushType.rawValue) push needs a payload")
+        }
+        guard body.count <= pushType.maximumPayloadSize else {
+            throw PushError(
+                code: .payloadTooLarge,
+                message: "payload is \(body.count) bytes; APNs accepts at most \(pushType.maximumPayloadSize)"
+            )
+        }
+        if let collapseId, collapseId.utf8.count > 64 {
+            throw PushError(code: .collapseIdTooLong, message: "collapse id is longer than 64 bytes")
+        }
+        guard !bundleId.isEmpty else { throw PushError(code: .missingTopic, message: "bundle id is empty") }
+        self.deviceToken = deviceToken
+        self.pushType = pushType
+        self.bundleId = bundleId
+        self.payload = body
+        self.priority = priority ?? pushType.defaultPriority
+        self.expiration = expiration ?? pushType.defaultExpiration
+        self.collapseId = collapseId
+        self.id = id
+    }
+
+    /// The request's path, `/3/device/<hex token>`.
+    public var path: String { "/3/device/" + deviceToken.hex }
+
+    /// The APNs request headers other than the pseudo-headers and `authorization`, with HPACK advice:
+    /// per-request values are not indexed, stable values are (`apns.md` §1.8).
+    public var headers: [Header] {
+        var headers: [Header] = [
+            Header("apns-push-type", pushType.rawValue, indexable: true),
+            Header("apns-topic", topic, indexable: true),
+            Header("apns-id", id.uuidString.lowercased(), indexable: false),
+        ]
+        if let priority { headers.append(Header("apns-priority", String(priority.rawValue), indexable: true)) }
+        if let expiration { headers.append(Header("apns-expiration", expiration.headerValue, indexable: false)) }
+        if let collapseId { headers.append(Header("apns-collapse-id", collapseId, indexable: false)) }
+        return headers
+    }
+
+    /// One request header.
+    public struct Header: Sendable, Hashable {
+        public let name: String
+        public let value: String
+        /// Whether HPACK may add the header to its dynamic table.
+        public let indexable: Bool
+
+        public init(_ name: String, _ value: String, indexable: Bool) {
+            self.name = name
+            self.value = value
+            self.indexable = indexable
+        }
+    }
+}
+
+/// Why a push cannot be built; checked before anything is sent.
+public struct PushError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case payloadEmpty, payloadTooLarge, collapseIdTooLong, missingTopic
+    }
+
+    public let code: Code
+    public let message: String
+
+    public var description: String { message }
+}

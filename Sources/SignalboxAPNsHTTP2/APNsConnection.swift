@@ -1,0 +1,238 @@
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import SignalboxAPNs
+import Synchronization
+
+/// One HTTP/2-over-TLS connection to APNs: a thin I/O shell around `ConnectionStateMachine`.
+///
+/// `@unchecked Sendable`: every mutable property except the atomics is touched only on `eventLoop`
+/// (entry points hop onto it first).
+final class APNsConnection: @unchecked Sendable {
+    let id: Int
+    let eventLoop: any EventLoop
+    private let authority: String
+    private let configuration: HTTP2Transport.Configuration
+    private let logger: Logger
+    private var channel: (any Channel)?
+    private var multiplexer: NIOHTTP2Handler.StreamMultiplexer?
+    private var state: ConnectionStateMachine<PendingPush>
+    private var lastActivity = NIODeadline.now()
+    private var pingSentAt: NIODeadline?
+    private var pingTask: RepeatedTask?
+    private let establishedPromise: EventLoopPromise<Void>
+    /// Requests queued or in flight, read by the pool without hopping.
+    let load = Atomic<Int>(0)
+    /// False once GOAWAY arrived or the channel closed.
+    let isUsable = Atomic<Bool>(true)
+    /// The stream limit currently in force (1 until the first answer), read by the pool.
+    let streamLimit = Atomic<Int>(1)
+
+    /// Completes when TLS with ALPN `h2` is up, fails when the connection could not be made.
+    var established: EventLoopFuture<Void> { establishedPromise.futureResult }
+
+    private init(id: Int, eventLoop: any EventLoop, endpoint: HTTP2Transport.Endpoint, configuration: HTTP2Transport.Configuration, logger: Logger) {
+        self.id = id
+        self.eventLoop = eventLoop
+        self.authority = endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
+        self.configuration = configuration
+        self.logger = logger
+        self.state = ConnectionStateMachine(localMaxConcurrentStreams: configuration.maxConcurrentStreamsPerConnection)
+        self.establishedPromise = eventLoop.makePromise()
+    }
+
+    /// Opens a connection; the returned connection queues requests until it is established.
+    static func connect(
+        id: Int, endpoint: HTTP2Transport.Endpoint, tls: NIOSSLContext, group: any EventLoopGroup,
+        configuration: HTTP2Transport.Configuration, logger: Logger
+    ) -> APNsConnection {
+        let eventLoop = group.next()
+        var logger = logger
+        logger[metadataKey: "apns.connection"] = "\(id)"
+        let connection = APNsConnection(id: id, eventLoop: eventLoop, endpoint: endpoint, configuration: configuration, logger: logger)
+        let serverHostname = endpoint.host.isIPAddress ? nil : endpoint.host
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout.nanoseconds)))
+            .channelOption(.socketOption(.so_keepalive), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let tlsHandler = try NIOSSLClientHandler(context: tls, serverHostname: serverHostname)
+                    try channel.pipeline.syncOperations.addHandler(tlsHandler)
+                    var settings = HTTP2Settings()
+                    settings.append(HTTP2Setting(parameter: .enablePush, value: 0))
+                    settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: 100))
+                    settings.append(HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20))
+                    var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+                    connectionConfiguration.initialSettings = settings
+                    let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                        mode: .client,
+                        connectionConfiguration: connectionConfiguration,
+                        streamConfiguration: NIOHTTP2Handler.StreamConfiguration(),
+                        inboundStreamInitializer: { channel in channel.close() }
+                    )
+                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(connection: connection))
+                    connection.attach(channel: channel, multiplexer: multiplexer)
+                }
+            }
+        bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { result in
+            if case .failure(let error) = result { connection.connectFailed(error) }
+        }
+        let timeout = TimeAmount.nanoseconds(Int64(configuration.connectTimeout.nanoseconds))
+        eventLoop.scheduleTask(in: timeout) {
+            connection.connectFailed(APNsTransportError(.connectFailed, "TLS/HTTP/2 set-up timed out"))
+        }
+        return connection
+    }
+
+    /// Queues a request; the future fails with `ConnectionFailure` when it must go elsewhere.
+    func send(_ request: APNsRequest, deadline: NIODeadline) -> EventLoopFuture<APNsResponse> {
+        load.add(1, ordering: .relaxed)
+        let promise = eventLoop.makePromise(of: APNsResponse.self)
+        eventLoop.execute {
+            let pending = PendingPush(request: request, promise: promise, deadline: deadline)
+            pending.timeout = self.eventLoop.scheduleTask(deadline: deadline) { self.deadlinePassed(pending) }
+            self.apply(self.state.enqueue(pending))
+        }
+        return promise.futureResult.always { _ in self.load.subtract(1, ordering: .relaxed) }
+    }
+
+    /// Stops new streams and closes once in-flight ones finish.
+    func retire() {
+        eventLoop.execute { self.goAwayReceived(reason: nil) }
+    }
+
+    // MARK: Events from the handlers (on the event loop)
+
+    private func attach(channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer) {
+        self.channel = channel
+        self.multiplexer = multiplexer
+    }
+
+    func tlsEstablished(negotiatedProtocol: String?) {
+        guard negotiatedProtocol == "h2" else {
+            connectFailed(APNsTransportError(.connectFailed, "server did not negotiate h2 (ALPN: \(negotiatedProtocol ?? "none"))"))
+            channel?.close(promise: nil)
+            return
+        }
+        logger.debug("APNs connection established")
+        establishedPromise.succeed()
+        startPinging()
+        apply(state.established())
+    }
+
+    func settingsReceived(maxConcurrentStreams: Int?) {
+        touch()
+        apply(state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams))
+    }
+
+    func goAwayReceived(reason: String?) {
+        if let reason { logger.info("APNs sent GOAWAY", metadata: ["apns.reason": "\(reason)"]) }
+        isUsable.store(false, ordering: .relaxed)
+        apply(state.goAway())
+    }
+
+    func pingAcknowledged() {
+        pingSentAt = nil
+        touch()
+    }
+
+    func channelClosed() {
+        isUsable.store(false, ordering: .relaxed)
+        pingTask?.cancel()
+        connectFailed(APNsTransportError(.connectionLost, "connection closed"))
+        apply(state.closed())
+    }
+
+    private func connectFailed(_ error: any Error) {
+        isUsable.store(false, ordering: .relaxed)
+        establishedPromise.fail(error)
+        if state.state == .starting { apply(state.closed()) }
+    }
+
+    private func streamClosed(_ pending: PendingPush, answered: Bool) {
+        touch()
+        apply(state.streamClosed(answered: answered))
+    }
+
+    private func deadlinePassed(_ pending: PendingPush) {
+        guard !pending.isFinished else { return }
+        if state.cancel(where: { $0 === pending }) {
+            pending.fail(APNsTransportError(.deadlineExceeded, "no stream became free before the deadline"))
+        } else {
+            pending.fail(APNsTransportError(.deadlineExceeded, "APNs did not answer before the deadline"))
+            pending.stream?.close(promise: nil)
+        }
+    }
+
+    private func touch() { lastActivity = .now() }
+
+    // MARK: Actions
+
+    private func apply(_ action: ConnectionStateMachine<PendingPush>.Action) {
+        streamLimit.store(state.streamLimit, ordering: .relaxed)
+        switch action {
+        case .none:
+            break
+        case .openStreams(let requests):
+            for pending in requests { open(pending) }
+        case .requeue(let requests):
+            for pending in requests { pending.fail(ConnectionFailure.notSent) }
+        case .close:
+            channel?.close(promise: nil)
+        }
+    }
+
+    private func open(_ pending: PendingPush) {
+        guard let multiplexer, !pending.isFinished else {
+            // Timed out while queued: the slot it was given goes back.
+            eventLoop.execute { self.apply(self.state.streamClosed(answered: false)) }
+            return
+        }
+        let authority = self.authority
+        let promise = eventLoop.makePromise(of: (any Channel).self)
+        multiplexer.createStreamChannel(promise: promise) { stream in
+            pending.stream = stream
+            let handler = StreamHandler(pending: pending, authority: authority) { pending, answered in
+                self.streamClosed(pending, answered: answered)
+            }
+            return stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(handler) }
+        }
+        promise.futureResult.whenFailure { error in
+            pending.fail(ConnectionFailure.lost("could not open a stream: \(error)"))
+            if pending.stream == nil { self.apply(self.state.streamClosed(answered: false)) }
+        }
+    }
+
+    private func startPinging() {
+        let interval = TimeAmount.nanoseconds(Int64(configuration.pingInterval.nanoseconds))
+        let pingTimeout = TimeAmount.nanoseconds(Int64(configuration.pingTimeout.nanoseconds))
+        pingTask = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            let now = NIODeadline.now()
+            if let sent = self.pingSentAt {
+                if now - sent > pingTimeout {
+                    self.logger.info("APNs connection did not answer PING; closing")
+                    self.channel?.close(promise: nil)
+                }
+            } else if now - self.lastActivity >= interval {
+                self.pingSentAt = now
+                let frame = HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false))
+                self.channel?.writeAndFlush(frame, promise: nil)
+            }
+        }
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+extension String {
+    var isIPAddress: Bool {
+        (try? SocketAddress(ipAddress: self, port: 0)) != nil
+    }
+}

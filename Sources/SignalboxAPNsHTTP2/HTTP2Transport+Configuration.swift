@@ -1,0 +1,61 @@
+import SignalboxAPNs
+
+extension HTTP2Transport {
+    /// A host and port to reach APNs (or a double) at.
+    public struct Endpoint: Sendable, Hashable {
+        public var host: String
+        public var port: Int
+
+        public init(host: String, port: Int = 443) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// Which certificates the transport trusts for the APNs server.
+    public enum TrustRoots: Sendable, Hashable {
+        /// The system's trust store (must hold USERTrust RSA for Apple's servers).
+        case system
+        /// PEM certificates in a file (e.g. the simulator's generated certificate).
+        case pemFile(String)
+        /// PEM certificates as text.
+        case pem(String)
+    }
+
+    /// Settings of the HTTP/2 transport, each with a documented default.
+    public struct Configuration: Sendable {
+        /// Where each environment is reached; defaults to Apple's hosts on port 443.
+        public var endpoints: [APNsEnvironment: Endpoint] = [
+            .sandbox: Endpoint(host: APNsEnvironment.sandbox.defaultHost),
+            .production: Endpoint(host: APNsEnvironment.production.defaultHost),
+        ]
+        /// The server certificate trust; default the system store.
+        public var trustRoots: TrustRoots = .system
+        /// Connections opened per (environment, team, key) when existing ones are saturated; default 4.
+        public var maxConnectionsPerKey = 4
+        /// Our own cap on concurrent streams per connection (the server's SETTINGS may lower it); default 1000.
+        public var maxConcurrentStreamsPerConnection = 1000
+        /// Time to connect, including TLS; default 10 s.
+        public var connectTimeout: Duration = .seconds(10)
+        /// A PING is sent after this long without traffic; default 60 s.
+        public var pingInterval: Duration = .seconds(60)
+        /// A connection whose PING is not acknowledged within this is closed; default 10 s.
+        public var pingTimeout: Duration = .seconds(10)
+        /// First reconnect delay after a failed connect; doubles per failure, with jitter; default 100 ms.
+        public var reconnectBackoff: Duration = .milliseconds(100)
+        /// Longest reconnect delay; default 30 s.
+        public var maxReconnectBackoff: Duration = .seconds(30)
+        /// Connections a push may be tried on before giving up (GOAWAY, resets); default 4.
+        public var maxAttempts = 4
+
+        public init() {}
+
+        /// All environments sent to one endpoint (the simulator, a test double).
+        public static func singleEndpoint(host: String, port: Int, trustRoots: TrustRoots) -> Configuration {
+            var configuration = Configuration()
+            configuration.endpoints = [.sandbox: Endpoint(host: host, port: port), .production: Endpoint(host: host, port: port)]
+            configuration.trustRoots = trustRoots
+            return configuration
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// SignalboxAPNsHTTP2

@@ -97,6 +97,7 @@ let package = Package(
             dependencies: [
                 "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,1 +1,10 @@
-print("signalbox")
+import ArgumentParser
+
+@main
+struct SignalboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signalbox",
+        abstract: "A push server that keeps iOS widgets, controls and File Provider domains fresh.",
+        subcommands: [SimulateAPNsCommand.self, SendCommand.self, BenchCommand.self]
+    )
+}

@@ -1,0 +1,51 @@
+import Foundation
+import SignalboxAPNs
+import Synchronization
+
+/// Hands out indexes 0, 1, 2… to concurrent workers.
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+    func take(below limit: Int) -> Int? {
+        let index = value.add(1, ordering: .relaxed).oldValue
+        return index < limit ? index : nil
+    }
+}
+
+/// Prints figures as `name=value unit` lines and writes them as a JSON object.
+struct BenchReport {
+    var figures: [(name: String, value: Double, unit: String)]
+
+    func write(jsonPath: String) throws {
+        var object: [String: [String: Any]] = [:]
+        for figure in figures {
+            let shown = figure.value.rounded() == figure.value ? String(Int(figure.value)) : String(format: "%.2f", figure.value)
+            print("\(figure.name)=\(shown) \(figure.unit)")
+            object[figure.name] = ["value": figure.value, "unit": figure.unit]
+        }
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        try data.write(to: URL(fileURLWithPath: jsonPath))
+    }
+}
+
+/// Starts `signalbox simulate-apns` as a child process trusting `key`.
+enum BenchSimulator {
+    static func start(port: Int, key: SigningKey) throws -> (process: Process, caPath: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyPath = directory.appendingPathComponent("key.pem").path
+        let caPath = directory.appendingPathComponent("ca.pem").path
+        try key.publicKey.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        process.arguments = [
+            "simulate-apns", "--port", String(port), "--admin-port", String(port + 1), "--write-ca", caPath,
+            "--trust-key", "\(key.keyId):\(key.teamId):\(keyPath)",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // The simulator prints one line once it listens.
+        _ = output.fileHandleForReading.availableData
+        return (process, caPath)
+    }
+}

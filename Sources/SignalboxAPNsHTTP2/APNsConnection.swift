@@ -23,6 +23,9 @@ final class APNsConnection: @unchecked Sendable {
     private var pingSentAt: NIODeadline?
     private var pingTask: RepeatedTask?
     private let establishedPromise: EventLoopPromise<Void>
+    /// Set once `establishedPromise` is completed, either way.
+    private var setUpFinished = false
+    private var setUpTimeout: Scheduled<Void>?
     /// Requests queued or in flight, read by the pool without hopping.
     let load = Atomic<Int>(0)
     /// False once GOAWAY arrived or the channel closed.
@@ -80,8 +83,11 @@ final class APNsConnection: @unchecked Sendable {
             if case .failure(let error) = result { connection.connectFailed(error) }
         }
         let timeout = TimeAmount.nanoseconds(Int64(configuration.connectTimeout.nanoseconds))
-        eventLoop.scheduleTask(in: timeout) {
-            connection.connectFailed(APNsTransportError(.connectFailed, "TLS/HTTP/2 set-up timed out"))
+        eventLoop.execute {
+            connection.setUpTimeout = eventLoop.scheduleTask(in: timeout) {
+                connection.connectFailed(APNsTransportError(.connectFailed, "TLS/HTTP/2 set-up timed out"))
+                connection.channel?.close(promise: nil)
+            }
         }
         return connection
     }
@@ -116,7 +122,10 @@ final class APNsConnection: @unchecked Sendable {
             channel?.close(promise: nil)
             return
         }
+        guard !setUpFinished else { return }
         logger.debug("APNs connection established")
+        setUpFinished = true
+        setUpTimeout?.cancel()
         establishedPromise.succeed()
         startPinging()
         apply(state.established())
@@ -141,14 +150,17 @@ final class APNsConnection: @unchecked Sendable {
     func channelClosed() {
         isUsable.store(false, ordering: .relaxed)
         pingTask?.cancel()
-        connectFailed(APNsTransportError(.connectionLost, "connection closed"))
+        connectFailed(APNsTransportError(.connectFailed, "connection closed during set-up"))
         apply(state.closed())
     }
 
     private func connectFailed(_ error: any Error) {
+        guard !setUpFinished else { return }
+        setUpFinished = true
+        setUpTimeout?.cancel()
         isUsable.store(false, ordering: .relaxed)
         establishedPromise.fail(error)
-        if state.state == .starting { apply(state.closed()) }
+        apply(state.closed())
     }
 
     private func streamClosed(_ pending: PendingPush, answered: Bool) {

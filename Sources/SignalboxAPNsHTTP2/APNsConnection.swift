@@ -13,11 +13,11 @@ import Synchronization
 final class APNsConnection: @unchecked Sendable {
     let id: Int
     let eventLoop: any EventLoop
-    private let authority: String
+    let authority: String
     private let configuration: HTTP2Transport.Configuration
     private let logger: Logger
     private var channel: (any Channel)?
-    private var multiplexer: NIOHTTP2Handler.StreamMultiplexer?
+    private var handler: ConnectionHandler?
     private var state: ConnectionStateMachine<PendingPush>
     private var lastActivity = NIODeadline.now()
     private var pingSentAt: NIODeadline?
@@ -63,20 +63,25 @@ final class APNsConnection: @unchecked Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let tlsHandler = try NIOSSLClientHandler(context: tls, serverHostname: serverHostname)
                     try channel.pipeline.syncOperations.addHandler(tlsHandler)
+                    try channel.pipeline.syncOperations.addHandler(FlushCoalescingHandler())
                     var settings = HTTP2Settings()
                     settings.append(HTTP2Setting(parameter: .enablePush, value: 0))
                     settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: 100))
                     settings.append(HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20))
                     var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
                     connectionConfiguration.initialSettings = settings
-                    let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                        mode: .client,
-                        connectionConfiguration: connectionConfiguration,
-                        streamConfiguration: NIOHTTP2Handler.StreamConfiguration(),
-                        inboundStreamInitializer: { channel in channel.close() }
+                    // APNs is a trusted peer: a server may legitimately reset every stream after answering
+                    // (RST_STREAM NO_ERROR), so the anti-abuse limit on inbound resets must not close us.
+                    var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
+                    streamConfiguration.streamResetFrameRateLimit.maximumCount = Int(Int32.max)
+                    streamConfiguration.streamErrorRateLimit.maximumCount = Int(Int32.max)
+                    let http2 = NIOHTTP2Handler(
+                        mode: .client, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
                     )
-                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(connection: connection))
-                    connection.attach(channel: channel, multiplexer: multiplexer)
+                    try channel.pipeline.syncOperations.addHandler(http2)
+                    let handler = ConnectionHandler(connection: connection, authority: connection.authority)
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                    connection.attach(channel: channel, handler: handler)
                 }
             }
         bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { result in
@@ -111,9 +116,9 @@ final class APNsConnection: @unchecked Sendable {
 
     // MARK: Events from the handlers (on the event loop)
 
-    private func attach(channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer) {
+    private func attach(channel: any Channel, handler: ConnectionHandler) {
         self.channel = channel
-        self.multiplexer = multiplexer
+        self.handler = handler
     }
 
     func tlsEstablished(negotiatedProtocol: String?) {
@@ -142,6 +147,10 @@ final class APNsConnection: @unchecked Sendable {
         apply(state.goAway())
     }
 
+    func connectionError(_ error: any Error) {
+        logger.info("APNs connection error; closing", metadata: ["apns.error": "\(error)"])
+    }
+
     func pingAcknowledged() {
         pingSentAt = nil
         touch()
@@ -163,7 +172,7 @@ final class APNsConnection: @unchecked Sendable {
         apply(state.closed())
     }
 
-    private func streamClosed(_ pending: PendingPush, answered: Bool) {
+    func streamClosed(answered: Bool) {
         touch()
         apply(state.streamClosed(answered: answered))
     }
@@ -174,7 +183,7 @@ final class APNsConnection: @unchecked Sendable {
             pending.fail(APNsTransportError(.deadlineExceeded, "no stream became free before the deadline"))
         } else {
             pending.fail(APNsTransportError(.deadlineExceeded, "APNs did not answer before the deadline"))
-            pending.stream?.close(promise: nil)
+            handler?.cancel(pending)
         }
     }
 
@@ -197,24 +206,13 @@ final class APNsConnection: @unchecked Sendable {
     }
 
     private func open(_ pending: PendingPush) {
-        guard let multiplexer, !pending.isFinished else {
+        guard let handler, !pending.isFinished else {
             // Timed out while queued: the slot it was given goes back.
             eventLoop.execute { self.apply(self.state.streamClosed(answered: false)) }
             return
         }
-        let authority = self.authority
-        let promise = eventLoop.makePromise(of: (any Channel).self)
-        multiplexer.createStreamChannel(promise: promise) { stream in
-            pending.stream = stream
-            let handler = StreamHandler(pending: pending, authority: authority) { pending, answered in
-                self.streamClosed(pending, answered: answered)
-            }
-            return stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(handler) }
-        }
-        promise.futureResult.whenFailure { error in
-            pending.fail(ConnectionFailure.lost("could not open a stream: \(error)"))
-            if pending.stream == nil { self.apply(self.state.streamClosed(answered: false)) }
-        }
+        handler.start(pending)
+        if !handler.hasStreamIDsLeft { goAwayReceived(reason: "stream ids exhausted") }
     }
 
     private func startPinging() {
@@ -229,8 +227,7 @@ final class APNsConnection: @unchecked Sendable {
                 }
             } else if now - self.lastActivity >= interval {
                 self.pingSentAt = now
-                let frame = HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false))
-                self.channel?.writeAndFlush(frame, promise: nil)
+                self.handler?.ping()
             }
         }
     }

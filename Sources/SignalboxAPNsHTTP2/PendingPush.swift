@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTP2
 import SignalboxAPNs
 
 /// One request waiting for or travelling on a connection.
@@ -11,7 +12,7 @@ final class PendingPush: @unchecked Sendable {
     let deadline: NIODeadline
     var timeout: Scheduled<Void>?
     /// The stream carrying it, once opened.
-    var stream: Channel?
+    var streamID: HTTP2StreamID?
     private(set) var isFinished = false
 
     init(request: APNsRequest, promise: EventLoopPromise<APNsResponse>, deadline: NIODeadline) {

@@ -50,7 +50,7 @@ struct TransportBench: AsyncParsableCommand {
         )
         configuration.maxConnectionsPerKey = connections
         var logger = Logger(label: "signalbox.bench")
-        logger.logLevel = .warning
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let transport = try HTTP2Transport(configuration: configuration, logger: logger)
         let client = APNsClient(transport: transport, timeout: .seconds(60))
         let tokens = ProviderTokenManager(key: key)

@@ -1,0 +1,31 @@
+import Foundation
+
+/// A push the simulator accepted, as APNs would have delivered it.
+public struct AcceptedPush: Sendable, Hashable, Codable {
+    public var token: String
+    public var topic: String
+    public var pushType: String
+    /// `apns-priority`, or `nil` when the header was absent.
+    public var priority: Int?
+    /// `apns-expiration` as sent, or `nil` when absent.
+    public var expiration: String?
+    public var collapseId: String?
+    /// The `apns-id` echoed back, lower-cased.
+    public var apnsId: String
+    public var payload: String
+    public var receivedAt: Date
+    /// Which connection carried it (1, 2, … in accept order).
+    public var connectionId: Int
+}
+
+/// What the simulator has seen since it started or was last reset.
+public struct SimulatorStats: Sendable, Hashable, Codable {
+    public var connectionsAccepted = 0
+    /// Every request answered, accepted or not.
+    public var requests = 0
+    /// Rejections by reason.
+    public var rejected: [String: Int] = [:]
+    /// The most streams open at once on one connection.
+    public var maxConcurrentStreamsObserved = 0
+    public var goAwaysSent = 0
+}

@@ -31,7 +31,7 @@ let package = Package(
     ],
     targets: [
         // Pure domain: registrations, events, fan-out planning. No server packages.
-        .target(name: "SignalboxModel"),
+        .target(name: "SignalboxModel", dependencies: ["SignalboxAPI"]),
         // Codable request/response types of the HTTP API, shared by server and client SDK.
         .target(name: "SignalboxAPI"),
         // APNs wire protocol without I/O: push types, headers, payloads, JWT, classification.
@@ -99,8 +99,10 @@ let package = Package(
         .executableTarget(
             name: "signalbox",
             dependencies: [
-                "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer",
+                "SignalboxAPI", "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

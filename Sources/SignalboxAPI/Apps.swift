@@ -1,0 +1,87 @@
+/// `POST /v1/apps`: an app and its APNs credentials.
+public struct CreateAppRequest: Sendable, Hashable, Codable {
+    public var bundleId: String
+    public var teamId: String
+    public var keyId: String
+    /// The `.p8` key as PEM text.
+    public var privateKey: String
+    /// `sandbox` or `production`: the default for installations that do not say.
+    public var environment: String
+
+    public init(bundleId: String, teamId: String, keyId: String, privateKey: String, environment: String) {
+        self.bundleId = bundleId
+        self.teamId = teamId
+        self.keyId = keyId
+        self.privateKey = privateKey
+        self.environment = environment
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case bundleId, teamId, keyId, privateKey, environment }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        bundleId = try container.decode(String.self, forKey: .bundleId)
+        teamId = try container.decode(String.self, forKey: .teamId)
+        keyId = try container.decode(String.self, forKey: .keyId)
+        privateKey = try container.decode(String.self, forKey: .privateKey)
+        environment = try container.decode(String.self, forKey: .environment)
+    }
+}
+
+/// An app as `GET /v1/apps/{appId}` shows it: never a secret.
+public struct AppResponse: Sendable, Hashable, Codable {
+    public var appId: String
+    public var bundleId: String
+    public var teamId: String
+    public var keyId: String
+    public var environment: String
+    public var createdAt: Double
+
+    public init(appId: String, bundleId: String, teamId: String, keyId: String, environment: String, createdAt: Double) {
+        self.appId = appId
+        self.bundleId = bundleId
+        self.teamId = teamId
+        self.keyId = keyId
+        self.environment = environment
+        self.createdAt = createdAt
+    }
+}
+
+/// The answer to `POST /v1/apps`: the app and its secrets, shown this once.
+public struct AppCreatedResponse: Sendable, Hashable, Codable {
+    public var app: AppResponse
+    public var appId: String
+    public var serverKey: String
+    public var deviceSecret: String
+
+    public init(app: AppResponse, serverKey: String, deviceSecret: String) {
+        self.app = app
+        self.appId = app.appId
+        self.serverKey = serverKey
+        self.deviceSecret = deviceSecret
+    }
+}
+
+/// The answer to `POST /v1/apps/{appId}/server-key`: the new server key, shown once; the old one stops working.
+public struct ServerKeyResponse: Sendable, Hashable, Codable {
+    public var appId: String
+    public var serverKey: String
+
+    public init(appId: String, serverKey: String) {
+        self.appId = appId
+        self.serverKey = serverKey
+    }
+}
+
+/// Every error body: `{"error": {"code": "...", "message": "..."}}`.
+public struct ErrorResponse: Sendable, Hashable, Codable {
+    public struct Detail: Sendable, Hashable, Codable {
+        public var code: String
+        public var message: String
+    }
+
+    public var error: Detail
+
+    public init(code: String, message: String) { error = Detail(code: code, message: message) }
+}

@@ -1,0 +1,210 @@
+/// `PUT .../installations/{installationId}`.
+public struct InstallationRequest: Sendable, Hashable, Codable {
+    public var userId: String?
+    public var channels: [String]
+    /// `sandbox` or `production`; the app's default when absent.
+    public var environment: String?
+
+    public init(userId: String? = nil, channels: [String] = [], environment: String? = nil) {
+        self.userId = userId
+        self.channels = channels
+        self.environment = environment
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case userId, channels, environment }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userId = try container.decodeIfPresent(String.self, forKey: .userId)
+        channels = try container.decodeIfPresent([String].self, forKey: .channels) ?? []
+        environment = try container.decodeIfPresent(String.self, forKey: .environment)
+    }
+}
+
+/// One push-enabled widget.
+public struct Widget: Sendable, Hashable, Codable {
+    public var kind: String
+    public var family: String
+    public var configuration: JSONValue
+
+    public init(kind: String, family: String, configuration: JSONValue = .object([:])) {
+        self.kind = kind
+        self.family = family
+        self.configuration = configuration
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case kind, family, configuration }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(String.self, forKey: .kind)
+        family = try container.decode(String.self, forKey: .family)
+        configuration = try container.decodeIfPresent(JSONValue.self, forKey: .configuration) ?? .object([:])
+    }
+}
+
+/// `PUT .../widgets`: the WidgetKit push token and every push-enabled widget; replaces the set.
+public struct WidgetsRequest: Sendable, Hashable, Codable {
+    public var pushToken: String
+    public var widgets: [Widget]
+
+    public init(pushToken: String, widgets: [Widget]) {
+        self.pushToken = pushToken
+        self.widgets = widgets
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case pushToken, widgets }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pushToken = try container.decode(String.self, forKey: .pushToken)
+        widgets = try container.decode([Widget].self, forKey: .widgets)
+    }
+}
+
+/// One configured control and its own push token.
+public struct Control: Sendable, Hashable, Codable {
+    public var kind: String
+    public var configuration: JSONValue
+    public var pushToken: String
+
+    public init(kind: String, configuration: JSONValue = .object([:]), pushToken: String) {
+        self.kind = kind
+        self.configuration = configuration
+        self.pushToken = pushToken
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case kind, configuration, pushToken }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(String.self, forKey: .kind)
+        configuration = try container.decodeIfPresent(JSONValue.self, forKey: .configuration) ?? .object([:])
+        pushToken = try container.decode(String.self, forKey: .pushToken)
+    }
+}
+
+/// `PUT .../controls`: every push-enabled control; replaces the set.
+public struct ControlsRequest: Sendable, Hashable, Codable {
+    public var controls: [Control]
+
+    public init(controls: [Control]) { self.controls = controls }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case controls }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        controls = try decoder.container(keyedBy: CodingKeys.self).decode([Control].self, forKey: .controls)
+    }
+}
+
+/// A File Provider domain; a replicated domain is always told about the working set.
+public struct FileProviderDomain: Sendable, Hashable, Codable {
+    public var id: String
+    public var replicated: Bool
+
+    public init(id: String, replicated: Bool) {
+        self.id = id
+        self.replicated = replicated
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case id, replicated }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        replicated = try container.decodeIfPresent(Bool.self, forKey: .replicated) ?? false
+    }
+}
+
+/// `PUT .../file-provider`: the PushKit File Provider token and the domains; replaces the set.
+public struct FileProviderRequest: Sendable, Hashable, Codable {
+    public var pushToken: String
+    public var domains: [FileProviderDomain]
+
+    public init(pushToken: String, domains: [FileProviderDomain]) {
+        self.pushToken = pushToken
+        self.domains = domains
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case pushToken, domains }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pushToken = try container.decode(String.self, forKey: .pushToken)
+        domains = try container.decode([FileProviderDomain].self, forKey: .domains)
+    }
+}
+
+/// `PUT .../enumerators/{containerId}`: an enumerator is live for `leaseSeconds` (server default when absent).
+public struct EnumeratorRequest: Sendable, Hashable, Codable {
+    public var leaseSeconds: Int?
+
+    public init(leaseSeconds: Int? = nil) { self.leaseSeconds = leaseSeconds }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case leaseSeconds }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        leaseSeconds = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Int.self, forKey: .leaseSeconds)
+    }
+}
+
+/// A live enumerator as `GET .../installations/{id}` shows it.
+public struct EnumeratorLease: Sendable, Hashable, Codable {
+    public var domain: String
+    public var container: String
+    /// UNIX seconds.
+    public var expiresAt: Double
+
+    public init(domain: String, container: String, expiresAt: Double) {
+        self.domain = domain
+        self.container = container
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `GET .../installations/{installationId}`.
+public struct InstallationResponse: Sendable, Hashable, Codable {
+    public struct FileProvider: Sendable, Hashable, Codable {
+        public var pushToken: String
+        public var domains: [FileProviderDomain]
+        public var enumerators: [EnumeratorLease]
+
+        public init(pushToken: String, domains: [FileProviderDomain], enumerators: [EnumeratorLease]) {
+            self.pushToken = pushToken
+            self.domains = domains
+            self.enumerators = enumerators
+        }
+    }
+
+    public var installationId: String
+    public var userId: String?
+    public var channels: [String]
+    public var environment: String
+    public var widgets: WidgetsRequest?
+    public var controls: [Control]
+    public var fileProvider: FileProvider?
+    /// UNIX seconds of the last write.
+    public var lastSeenAt: Double
+
+    public init(
+        installationId: String, userId: String?, channels: [String], environment: String, widgets: WidgetsRequest?,
+        controls: [Control], fileProvider: FileProvider?, lastSeenAt: Double
+    ) {
+        self.installationId = installationId
+        self.userId = userId
+        self.channels = channels
+        self.environment = environment
+        self.widgets = widgets
+        self.controls = controls
+        self.fileProvider = fileProvider
+        self.lastSeenAt = lastSeenAt
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SignalboxAPI
+import SignalboxModel
+import SignalboxStore
+
+/// An API failure: an HTTP status and `{"error": {"code", "message"}}`. Messages never hold secrets.
+public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(status.code) \(code): \(message)" }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response.json(ErrorResponse(code: code, message: message), status: status)
+    }
+
+    static func invalid(_ error: ValidationError) -> APIError { APIError(.badRequest, "invalid_field", error.description) }
+    static func notFound(_ message: String) -> APIError { APIError(.notFound, "not_found", message) }
+    static let unauthorized = APIError(.unauthorized, "unauthorized", "missing or unknown credentials: send Authorization: Bearer <key or device token>")
+
+    /// Maps any error a handler throws to the API's form; unexpected ones become a 500 without details.
+    static func from(_ error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as ValidationError:
+            return invalid(error)
+        case let error as StoreError where error.code == .notFound:
+            return notFound(error.message)
+        case let error as StoreError where error.code == .conflict:
+            return APIError(.conflict, "conflict", error.message)
+        case let error as HTTPError:
+            let code = error.status == .contentTooLarge ? "body_too_large" : error.status == .notFound ? "not_found" : "http_error"
+            return APIError(error.status, code, error.body ?? error.status.reasonPhrase)
+        default:
+            return APIError(.internalServerError, "internal", "internal error; see the server log")
+        }
+    }
+}
+
+/// Turns every error into the API's JSON error body and logs unexpected ones.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let apiError = APIError.from(error)
+            if apiError.status == .internalServerError {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            }
+            return Response.json(ErrorResponse(code: apiError.code, message: apiError.message), status: apiError.status)
+        }
+    }
+}
+
+extension Response {
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension Request {
+    /// Decodes a JSON body strictly: size-limited, unknown fields and wrong types rejected with the field's path.
+    /// - Parameter emptyAs: the value of an empty body; without it an empty body is an error.
+    mutating func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int, emptyAs empty: T? = nil) async throws -> T {
+        let buffer = try await collectBody(upTo: limit)
+        guard buffer.readableBytes > 0 else {
+            if let empty { return empty }
+            throw APIError(.badRequest, "invalid_json", "the request needs a JSON body")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw APIError(.badRequest, "invalid_json", Self.describe(error))
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : text.isEmpty ? "body" : text
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): is required"
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)): must be \(describe(type))"
+        case .valueNotFound(let type, let context): return "\(path(context.codingPath)): must be \(describe(type)), not null"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "the body is not valid JSON" : "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "the body does not match the expected JSON"
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Double.Type: "a number"
+        default: "\(type)".hasPrefix("Array") ? "an array" : "an object"
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import SignalboxAPI
+import SignalboxAPNs
+import SignalboxModel
+import SignalboxStore
+
+/// `/v1/apps`: apps and their credentials (admin key).
+struct AppRoutes {
+    let dependencies: APIDependencies
+
+    func add(to router: Router<BasicRequestContext>) {
+        let apps = router.group("v1/apps")
+        apps.post { request, _ in try await create(request) }
+        apps.get { request, _ in
+            try dependencies.auth.requireAdmin(request)
+            return Response.json(try await dependencies.store.apps().map(Self.response))
+        }
+        apps.get(":appId") { request, context in
+            try dependencies.auth.requireAdmin(request)
+            let appId = try context.parameters.require("appId")
+            guard let app = try await dependencies.store.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+            return Response.json(Self.response(app))
+        }
+        apps.delete(":appId") { request, context in
+            try dependencies.auth.requireAdmin(request)
+            let appId = try context.parameters.require("appId")
+            guard try await dependencies.store.deleteApp(id: appId) else { throw APIError.notFound("no app \(appId)") }
+            return Response(status: .noContent)
+        }
+        apps.post(":appId/server-key") { request, context in
+            try dependencies.auth.requireAdmin(request)
+            let appId = try context.parameters.require("appId")
+            let serverKey = Secret.generate(prefix: "sbk_")
+            guard try await dependencies.store.updateServerKeyHash(appId: appId, hash: Secret.hash(serverKey)) else {
+                throw APIError.notFound("no app \(appId)")
+            }
+            return Response.json(ServerKeyResponse(appId: appId, serverKey: serverKey))
+        }
+    }
+
+    private func create(_ request: Request) async throws -> Response {
+        try dependencies.auth.requireAdmin(request)
+        var request = request
+        let body = try await request.decodeJSON(CreateAppRequest.self, limit: dependencies.configuration.bodyLimit)
+        guard body.bundleId.count <= 155, body.bundleId.range(of: #"^[A-Za-z0-9][A-Za-z0-9.\-]*$"#, options: .regularExpression) != nil else {
+            throw APIError.invalid(ValidationError(field: "bundleId", "must be a bundle id such as com.example.app"))
+        }
+        let environment = try Validate.environment(body.environment, field: "environment")
+        do {
+            _ = try SigningKey(pem: body.privateKey, keyId: body.keyId, teamId: body.teamId)
+        } catch {
+            throw APIError.invalid(ValidationError(field: Self.field(of: error.message), error.message))
+        }
+        let serverKey = Secret.generate(prefix: "sbk_")
+        let deviceSecret = Secret.generate(prefix: "sbd_")
+        let app = AppRecord(
+            id: UUID().uuidString.lowercased(), bundleId: body.bundleId, teamId: body.teamId, keyId: body.keyId,
+            environment: environment, sealedPrivateKey: try dependencies.secrets.seal(body.privateKey),
+            sealedDeviceSecret: try dependencies.secrets.seal(deviceSecret), serverKeyHash: Secret.hash(serverKey),
+            createdAt: dependencies.now()
+        )
+        try await dependencies.store.createApp(app)
+        return Response.json(AppCreatedResponse(app: Self.response(app), serverKey: serverKey, deviceSecret: deviceSecret), status: .created)
+    }
+
+    /// Which request field a `SigningKey` complaint is about.
+    private static func field(of message: String) -> String {
+        message.contains("team") ? "teamId" : message.lowercased().contains("key id") ? "keyId" : "privateKey"
+    }
+
+    static func response(_ app: AppRecord) -> AppResponse {
+        AppResponse(
+            appId: app.id, bundleId: app.bundleId, teamId: app.teamId, keyId: app.keyId,
+            environment: app.environment.rawValue, createdAt: app.createdAt.timeIntervalSince1970
+        )
+    }
+}

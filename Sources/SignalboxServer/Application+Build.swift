@@ -1,0 +1,57 @@
+import Foundation
+import Hummingbird
+import Logging
+import Prometheus
+import ServiceLifecycle
+import SignalboxStore
+
+/// Builds the whole server from configuration: data directory, keys, storage, routes, background services.
+///
+/// ```swift
+/// let app = try await buildApplication(configuration: ServerConfiguration(), logger: logger)
+/// try await app.runService()
+/// ```
+public func buildApplication(
+    configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), logger: Logger
+) async throws -> some ApplicationProtocol {
+    let directory = try DataDirectory(path: configuration.dataDirectory)
+    let adminKey = try directory.adminKey(configured: configuration.adminKey, logger: logger)
+    if configuration.adminKey == nil {
+        logger.notice("admin key (Bearer for /v1/apps) is in the data directory", metadata: ["path": "\(directory.adminKeyPath)"])
+    }
+    let secrets = try SecretBox(masterKey: directory.masterKey(configured: configuration.masterKey, logger: logger))
+    let store = try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger)
+    let dependencies = APIDependencies(configuration: configuration, store: store, adminKey: adminKey, secrets: secrets, metrics: metrics)
+    return Application(
+        router: buildRouter(dependencies),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "signalbox"),
+        services: [LeaseCleanupService(store: store, interval: configuration.leaseCleanupInterval, logger: logger)],
+        onServerRunning: { channel in
+            logger.notice("Signalbox listening", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
+        },
+        logger: logger
+    )
+}
+
+/// Removes expired enumerator leases now and then (they are already ignored when reading).
+struct LeaseCleanupService: Service {
+    let store: any RegistryStore
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown { try await loop() }
+    }
+
+    private func loop() async throws {
+        while !Task.isCancelled {
+            do {
+                let removed = try await store.deleteExpiredEnumerators(now: Date())
+                if removed > 0 { logger.debug("expired enumerator leases removed", metadata: ["count": "\(removed)"]) }
+            } catch {
+                logger.warning("lease clean-up failed", metadata: ["error": "\(error)"])
+            }
+            try await Task.sleep(for: interval)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Hummingbird
+import SignalboxAPI
+import SignalboxModel
+import SignalboxStore
+
+/// `/v1/apps/{appId}/installations/…`: the token registry (server key or device JWT).
+struct InstallationRoutes {
+    let dependencies: APIDependencies
+
+    func add(to router: Router<BasicRequestContext>) {
+        let installation = router.group("v1/apps/:appId/installations/:installationId")
+        installation.put { request, context in try await putInstallation(request, context) }
+        installation.get { request, context in
+            let ((appId, installationId), _) = try await authorize(request, context, deviceAllowed: false)
+            guard let snapshot = try await dependencies.store.installation(appId: appId, id: installationId, now: dependencies.now()) else {
+                throw APIError.notFound("no installation \(installationId)")
+            }
+            return Response.json(Self.response(snapshot))
+        }
+        installation.delete { request, context in
+            let (appId, installationId) = try await authorizeOwner(request, context)
+            _ = try await dependencies.store.deleteInstallation(appId: appId, id: installationId)
+            return Response(status: .noContent)
+        }
+        installation.put("widgets") { request, context in
+            let (appId, installationId) = try await authorizeOwner(request, context)
+            var request = request
+            let registration = try Validate.widgets(try await request.decodeJSON(WidgetsRequest.self, limit: limit))
+            try await dependencies.store.putWidgets(appId: appId, installationId: installationId, registration, now: dependencies.now())
+            return Response(status: .noContent)
+        }
+        installation.put("controls") { request, context in
+            let (appId, installationId) = try await authorizeOwner(request, context)
+            var request = request
+            let controls = try Validate.controls(try await request.decodeJSON(ControlsRequest.self, limit: limit))
+            try await dependencies.store.putControls(appId: appId, installationId: installationId, controls, now: dependencies.now())
+            return Response(status: .noContent)
+        }
+        installation.put("file-provider") { request, context in
+            let (appId, installationId) = try await authorizeOwner(request, context)
+            var request = request
+            let registration = try Validate.fileProvider(try await request.decodeJSON(FileProviderRequest.self, limit: limit))
+            try await dependencies.store.putFileProvider(appId: appId, installationId: installationId, registration, now: dependencies.now())
+            return Response(status: .noContent)
+        }
+        let enumerator = installation.group("file-provider/domains/:domainId/enumerators/:containerId")
+        enumerator.put { request, context in
+            let (appId, installationId) = try await authorizeOwner(request, context)
+            let (domain, container) = try enumeratorPath(context)
+            var request = request
+            let body = try await request.decodeJSON(EnumeratorRequest.self, limit: limit, emptyAs: EnumeratorRequest())
+            let seconds = try Validate.lease(body.leaseSeconds, default: dependencies.configuration.defaultLeaseSeconds)
+            let now = dependencies.now()
+            let lease = Enumerator(domain: domain, container: container, expiresAt: now.addingTimeInterval(Double(seconds)))
+            try await dependencies.store.putEnumerator(appId: appId, installationId: installationId, lease, now: now)
+            return Response.json(EnumeratorLease(domain: domain, container: container, expiresAt: lease.expiresAt.timeIntervalSince1970))
+        }
+        enumerator.delete { request, context in
+            let (appId, installationId) = try await authorizeOwner(request, context)
+            let (domain, container) = try enumeratorPath(context)
+            _ = try await dependencies.store.deleteEnumerator(
+                appId: appId, installationId: installationId, domain: domain, container: container, now: dependencies.now()
+            )
+            return Response(status: .noContent)
+        }
+    }
+
+    private var limit: Int { dependencies.configuration.bodyLimit }
+
+    private func putInstallation(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let ((appId, installationId), principal) = try await authorize(request, context, deviceAllowed: true)
+        var request = request
+        var body = try await request.decodeJSON(InstallationRequest.self, limit: limit)
+        guard let app = try await dependencies.store.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+        if case .device(_, let userId) = principal {
+            if body.userId == nil { body.userId = userId }
+            guard body.userId == userId else {
+                throw APIError(.forbidden, "forbidden", "a device may only register installations of its own user (the token's sub)")
+            }
+            if case .some(let owner) = try await dependencies.store.installationUser(appId: appId, id: installationId), owner != userId {
+                throw APIError(.forbidden, "forbidden", "this installation belongs to another user")
+            }
+        }
+        let installation = try Validate.installation(body, id: installationId, defaultEnvironment: app.environment)
+        try await dependencies.store.putInstallation(appId: appId, installation, now: dependencies.now())
+        return Response(status: .noContent)
+    }
+
+    private func authorize(
+        _ request: Request, _ context: BasicRequestContext, deviceAllowed: Bool
+    ) async throws -> (ids: (String, String), principal: Principal) {
+        let appId = try context.parameters.require("appId")
+        let installationId = try context.parameters.require("installationId")
+        let principal = try await dependencies.auth.requireAppAccess(request, appId: appId, deviceAllowed: deviceAllowed)
+        try Validate.identifier(installationId, field: "installationId")
+        return ((appId, installationId), principal)
+    }
+
+
+    /// The app's server, or a device whose user owns the installation; 404 when it is not registered.
+    private func authorizeOwner(_ request: Request, _ context: BasicRequestContext) async throws -> (String, String) {
+        let ((appId, installationId), principal) = try await authorize(request, context, deviceAllowed: true)
+        guard case .device(_, let userId) = principal else { return (appId, installationId) }
+        guard let owner = try await dependencies.store.installationUser(appId: appId, id: installationId) else {
+            throw APIError.notFound("installation \(installationId) is not registered; PUT it first")
+        }
+        guard owner == userId else { throw APIError(.forbidden, "forbidden", "this installation belongs to another user") }
+        return (appId, installationId)
+    }
+
+    private func enumeratorPath(_ context: BasicRequestContext) throws -> (String, String) {
+        let domain = try context.parameters.require("domainId")
+        let container = try context.parameters.require("containerId")
+        try Validate.identifier(domain, field: "domainId")
+        try Validate.identifier(container, field: "containerId", limit: Limits.kindLength)
+        return (domain, container)
+    }
+
+    static func response(_ snapshot: InstallationSnapshot) -> InstallationResponse {
+        let installation = snapshot.installation
+        return InstallationResponse(
+            installationId: installation.id, userId: installation.userId, channels: installation.channels,
+            environment: installation.environment.rawValue,
+            widgets: snapshot.widgets.map { WidgetsRequest(pushToken: $0.pushToken, widgets: $0.widgets) },
+            controls: snapshot.controls,
+            fileProvider: snapshot.fileProvider.map {
+                InstallationResponse.FileProvider(
+                    pushToken: $0.pushToken, domains: $0.domains,
+                    enumerators: snapshot.enumerators.map {
+                        EnumeratorLease(domain: $0.domain, container: $0.container, expiresAt: $0.expiresAt.timeIntervalSince1970)
+                    }
+                )
+            },
+            lastSeenAt: snapshot.lastSeenAt.timeIntervalSince1970
+        )
+    }
+}

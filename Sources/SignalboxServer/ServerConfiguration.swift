@@ -1,0 +1,35 @@
+import Foundation
+
+/// How `signalbox serve` runs. Secrets (`adminKey`, `masterKey`) are never logged.
+public struct ServerConfiguration: Sendable {
+    /// Address and port of the HTTP API; loopback by default.
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Holds the SQLite database and generated keys.
+    public var dataDirectory = "./signalbox-data"
+    /// The admin key; generated into the data directory when absent.
+    public var adminKey: String?
+    /// Base64 of 32 bytes sealing stored secrets; generated into the data directory when absent.
+    public var masterKey: String?
+    /// Enumerator lease when a PUT names none.
+    public var defaultLeaseSeconds = 600
+    /// Largest request body accepted.
+    public var bodyLimit = 64 * 1024
+    /// How often expired enumerator leases are removed.
+    public var leaseCleanupInterval: Duration = .seconds(60)
+
+    public init() {}
+}
+
+extension ServerConfiguration {
+    /// Reads `SIGNALBOX_*` environment variables over the defaults: `HOST`, `PORT`, `DATA_DIR`, `ADMIN_KEY`,
+    /// `MASTER_KEY`, `LEASE_SECONDS`.
+    public mutating func apply(environment: [String: String]) {
+        if let value = environment["SIGNALBOX_HOST"] { host = value }
+        if let value = environment["SIGNALBOX_PORT"].flatMap(Int.init) { port = value }
+        if let value = environment["SIGNALBOX_DATA_DIR"] { dataDirectory = value }
+        if let value = environment["SIGNALBOX_ADMIN_KEY"], !value.isEmpty { adminKey = value }
+        if let value = environment["SIGNALBOX_MASTER_KEY"], !value.isEmpty { masterKey = value }
+        if let value = environment["SIGNALBOX_LEASE_SECONDS"].flatMap(Int.init) { defaultLeaseSeconds = value }
+    }
+}

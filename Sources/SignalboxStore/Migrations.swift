@@ -1,0 +1,66 @@
+/// The schema, as numbered steps applied in order at start. Plain SQL that SQLite and PostgreSQL both run.
+enum Migrations {
+    static let steps: [[String]] = [
+        [
+            """
+            CREATE TABLE apps (
+                app_id TEXT PRIMARY KEY, bundle_id TEXT NOT NULL, team_id TEXT NOT NULL, key_id TEXT NOT NULL,
+                environment TEXT NOT NULL, sealed_private_key TEXT NOT NULL, sealed_device_secret TEXT NOT NULL,
+                server_key_hash TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE installations (
+                app_id TEXT NOT NULL, installation_id TEXT NOT NULL, user_id TEXT, channels TEXT NOT NULL,
+                environment TEXT NOT NULL, created_at BIGINT NOT NULL, last_seen_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, installation_id))
+            """,
+            "CREATE INDEX installations_user ON installations (app_id, user_id)",
+            """
+            CREATE TABLE installation_channels (
+                app_id TEXT NOT NULL, channel TEXT NOT NULL, installation_id TEXT NOT NULL,
+                PRIMARY KEY (app_id, channel, installation_id))
+            """,
+            """
+            CREATE TABLE widget_tokens (
+                app_id TEXT NOT NULL, installation_id TEXT NOT NULL, push_token TEXT NOT NULL,
+                token_seen_at BIGINT NOT NULL, PRIMARY KEY (app_id, installation_id))
+            """,
+            """
+            CREATE TABLE widgets (
+                app_id TEXT NOT NULL, installation_id TEXT NOT NULL, position INTEGER NOT NULL, kind TEXT NOT NULL,
+                family TEXT NOT NULL, configuration TEXT NOT NULL, PRIMARY KEY (app_id, installation_id, position))
+            """,
+            "CREATE INDEX widgets_kind ON widgets (app_id, kind)",
+            """
+            CREATE TABLE controls (
+                app_id TEXT NOT NULL, installation_id TEXT NOT NULL, position INTEGER NOT NULL, kind TEXT NOT NULL,
+                configuration TEXT NOT NULL, push_token TEXT NOT NULL, token_seen_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, installation_id, position))
+            """,
+            "CREATE INDEX controls_kind ON controls (app_id, kind)",
+            "CREATE INDEX controls_token ON controls (app_id, push_token)",
+            """
+            CREATE TABLE file_provider_tokens (
+                app_id TEXT NOT NULL, installation_id TEXT NOT NULL, push_token TEXT NOT NULL,
+                token_seen_at BIGINT NOT NULL, PRIMARY KEY (app_id, installation_id))
+            """,
+            """
+            CREATE TABLE file_provider_domains (
+                app_id TEXT NOT NULL, installation_id TEXT NOT NULL, domain_id TEXT NOT NULL, replicated INTEGER NOT NULL,
+                PRIMARY KEY (app_id, installation_id, domain_id))
+            """,
+            """
+            CREATE TABLE enumerators (
+                app_id TEXT NOT NULL, installation_id TEXT NOT NULL, domain_id TEXT NOT NULL, container_id TEXT NOT NULL,
+                expires_at BIGINT NOT NULL, PRIMARY KEY (app_id, installation_id, domain_id, container_id))
+            """,
+            "CREATE INDEX enumerators_expiry ON enumerators (expires_at)",
+        ]
+    ]
+
+    /// Tables that hang off an installation, cleaned when it goes.
+    static let installationTables = [
+        "installation_channels", "widget_tokens", "widgets", "controls", "file_provider_tokens",
+        "file_provider_domains", "enumerators",
+    ]
+}

@@ -1,0 +1,242 @@
+import Foundation
+import SQLKit
+import SignalboxAPI
+import SignalboxModel
+
+extension SQLRegistryStore {
+    public func putInstallation(appId: String, _ installation: Installation, now: Date) async throws {
+        try await transaction { db in
+            let channels = JSONValue.array(installation.channels.map(JSONValue.string)).canonicalJSON
+            let current = try await db.raw("""
+                SELECT channels FROM installations WHERE app_id = \(bind: appId) AND installation_id = \(bind: installation.id)
+                """).first()
+            try await db.raw("""
+                INSERT INTO installations (app_id, installation_id, user_id, channels, environment, created_at, last_seen_at)
+                VALUES (\(bind: appId), \(bind: installation.id), \(bind: installation.userId), \(bind: channels),
+                    \(bind: installation.environment.rawValue), \(bind: now.milliseconds), \(bind: now.milliseconds))
+                ON CONFLICT (app_id, installation_id) DO UPDATE SET user_id = excluded.user_id,
+                    channels = excluded.channels, environment = excluded.environment, last_seen_at = excluded.last_seen_at
+                """).run()
+            guard try current?.decode(column: "channels", as: String.self) != channels else { return }
+            try await db.raw("DELETE FROM installation_channels WHERE app_id = \(bind: appId) AND installation_id = \(bind: installation.id)").run()
+            for channel in installation.channels {
+                try await db.raw("""
+                    INSERT INTO installation_channels (app_id, channel, installation_id)
+                    VALUES (\(bind: appId), \(bind: channel), \(bind: installation.id))
+                    """).run()
+            }
+        }
+    }
+
+    public func installationUser(appId: String, id: String) async throws -> String?? {
+        try await transaction { db in
+            guard let row = try await db.raw("""
+                SELECT user_id FROM installations WHERE app_id = \(bind: appId) AND installation_id = \(bind: id)
+                """).first()
+            else { return nil }
+            return .some(try row.decode(column: "user_id", as: String?.self))
+        }
+    }
+
+    public func installation(appId: String, id: String, now: Date) async throws -> InstallationSnapshot? {
+        try await transaction { db in
+            let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(id.sqlLiteral)"
+            guard let row = try await db.raw("SELECT * FROM installations WHERE \(unsafeRaw: key)").first() else { return nil }
+            let channels = try JSONValue(json: try row.decode(column: "channels", as: String.self))
+            let installation = Installation(
+                id: id, userId: try row.decode(column: "user_id", as: String?.self),
+                channels: channels.strings, environment: Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production
+            )
+            let widgets = try await Self.widgets(db, key: key)
+            let controls = try await db.raw("SELECT * FROM controls WHERE \(unsafeRaw: key) ORDER BY position").all().map { row in
+                Control(
+                    kind: try row.decode(column: "kind", as: String.self),
+                    configuration: try JSONValue(json: try row.decode(column: "configuration", as: String.self)),
+                    pushToken: try row.decode(column: "push_token", as: String.self)
+                )
+            }
+            let fileProvider = try await Self.fileProvider(db, key: key)
+            let enumerators = try await db.raw("""
+                SELECT * FROM enumerators WHERE \(unsafeRaw: key) AND expires_at > \(bind: now.milliseconds) ORDER BY domain_id, container_id
+                """).all().map { row in
+                Enumerator(
+                    domain: try row.decode(column: "domain_id", as: String.self),
+                    container: try row.decode(column: "container_id", as: String.self),
+                    expiresAt: Date(milliseconds: try row.decode(column: "expires_at", as: Int64.self))
+                )
+            }
+            return InstallationSnapshot(
+                installation: installation, widgets: widgets, controls: controls, fileProvider: fileProvider,
+                enumerators: enumerators, lastSeenAt: Date(milliseconds: try row.decode(column: "last_seen_at", as: Int64.self))
+            )
+        }
+    }
+
+    public func deleteInstallation(appId: String, id: String) async throws -> Bool {
+        try await transaction { db in
+            let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(id.sqlLiteral)"
+            guard try await db.raw("SELECT app_id FROM installations WHERE \(unsafeRaw: key)").first() != nil else { return false }
+            for table in ["installations"] + Migrations.installationTables {
+                try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key)").run()
+            }
+            return true
+        }
+    }
+
+    public func putWidgets(appId: String, installationId: String, _ registration: WidgetRegistration, now: Date) async throws {
+        try await writeRegistration(appId: appId, installationId: installationId, now: now) { db, key in
+            if try await Self.widgets(db, key: key) == registration {
+                try await db.raw("UPDATE widget_tokens SET token_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
+                return
+            }
+            try await db.raw("DELETE FROM widgets WHERE \(unsafeRaw: key)").run()
+            try await db.raw("DELETE FROM widget_tokens WHERE \(unsafeRaw: key)").run()
+            try await db.raw("""
+                INSERT INTO widget_tokens (app_id, installation_id, push_token, token_seen_at)
+                VALUES (\(bind: appId), \(bind: installationId), \(bind: registration.pushToken), \(bind: now.milliseconds))
+                """).run()
+            for (position, widget) in registration.widgets.enumerated() {
+                try await db.raw("""
+                    INSERT INTO widgets (app_id, installation_id, position, kind, family, configuration)
+                    VALUES (\(bind: appId), \(bind: installationId), \(bind: position), \(bind: widget.kind), \(bind: widget.family),
+                        \(bind: widget.configuration.canonicalJSON))
+                    """).run()
+            }
+        }
+    }
+
+    public func putControls(appId: String, installationId: String, _ controls: [Control], now: Date) async throws {
+        try await writeRegistration(appId: appId, installationId: installationId, now: now) { db, key in
+            let current = try await db.raw("SELECT kind, configuration, push_token FROM controls WHERE \(unsafeRaw: key) ORDER BY position").all().map { row in
+                Control(
+                    kind: try row.decode(column: "kind", as: String.self),
+                    configuration: try JSONValue(json: try row.decode(column: "configuration", as: String.self)),
+                    pushToken: try row.decode(column: "push_token", as: String.self)
+                )
+            }
+            if current == controls {
+                try await db.raw("UPDATE controls SET token_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
+                return
+            }
+            try await db.raw("DELETE FROM controls WHERE \(unsafeRaw: key)").run()
+            for (position, control) in controls.enumerated() {
+                try await db.raw("""
+                    INSERT INTO controls (app_id, installation_id, position, kind, configuration, push_token, token_seen_at)
+                    VALUES (\(bind: appId), \(bind: installationId), \(bind: position), \(bind: control.kind),
+                        \(bind: control.configuration.canonicalJSON), \(bind: control.pushToken), \(bind: now.milliseconds))
+                    """).run()
+            }
+        }
+    }
+
+    public func putFileProvider(appId: String, installationId: String, _ registration: FileProviderRegistration, now: Date) async throws {
+        try await writeRegistration(appId: appId, installationId: installationId, now: now) { db, key in
+            if try await Self.fileProvider(db, key: key) == registration {
+                try await db.raw("UPDATE file_provider_tokens SET token_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
+                return
+            }
+            try await db.raw("DELETE FROM file_provider_tokens WHERE \(unsafeRaw: key)").run()
+            try await db.raw("DELETE FROM file_provider_domains WHERE \(unsafeRaw: key)").run()
+            try await db.raw("""
+                INSERT INTO file_provider_tokens (app_id, installation_id, push_token, token_seen_at)
+                VALUES (\(bind: appId), \(bind: installationId), \(bind: registration.pushToken), \(bind: now.milliseconds))
+                """).run()
+            for domain in registration.domains {
+                try await db.raw("""
+                    INSERT INTO file_provider_domains (app_id, installation_id, domain_id, replicated)
+                    VALUES (\(bind: appId), \(bind: installationId), \(bind: domain.id), \(bind: domain.replicated ? 1 : 0))
+                    """).run()
+            }
+            // Enumerators of domains that are gone end with them.
+            let kept = registration.domains.map(\.id.sqlLiteral).joined(separator: ", ")
+            let stale = kept.isEmpty ? "" : " AND domain_id NOT IN (\(kept))"
+            try await db.raw("DELETE FROM enumerators WHERE \(unsafeRaw: key)\(unsafeRaw: stale)").run()
+        }
+    }
+
+    public func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date) async throws {
+        try await writeRegistration(appId: appId, installationId: installationId, now: now) { db, key in
+            guard try await db.raw("""
+                SELECT domain_id FROM file_provider_domains WHERE \(unsafeRaw: key) AND domain_id = \(bind: enumerator.domain)
+                """).first() != nil
+            else {
+                throw StoreError(.notFound, "domain \(enumerator.domain) is not registered for this installation; PUT .../file-provider first")
+            }
+            try await db.raw("""
+                INSERT INTO enumerators (app_id, installation_id, domain_id, container_id, expires_at)
+                VALUES (\(bind: appId), \(bind: installationId), \(bind: enumerator.domain), \(bind: enumerator.container),
+                    \(bind: enumerator.expiresAt.milliseconds))
+                ON CONFLICT (app_id, installation_id, domain_id, container_id) DO UPDATE SET expires_at = excluded.expires_at
+                """).run()
+        }
+    }
+
+    public func deleteEnumerator(appId: String, installationId: String, domain: String, container: String, now: Date) async throws -> Bool {
+        try await transaction { db in
+            let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(installationId.sqlLiteral)"
+            let match = "\(key) AND domain_id = \(domain.sqlLiteral) AND container_id = \(container.sqlLiteral)"
+            let existed = try await db.raw("SELECT expires_at FROM enumerators WHERE \(unsafeRaw: match)").first() != nil
+            try await db.raw("DELETE FROM enumerators WHERE \(unsafeRaw: match)").run()
+            try await db.raw("UPDATE installations SET last_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
+            return existed
+        }
+    }
+
+    public func deleteExpiredEnumerators(now: Date) async throws -> Int {
+        try await transaction { db in
+            let count = try await db.raw("SELECT COUNT(*) AS n FROM enumerators WHERE expires_at <= \(bind: now.milliseconds)").first()?
+                .decode(column: "n", as: Int.self) ?? 0
+            try await db.raw("DELETE FROM enumerators WHERE expires_at <= \(bind: now.milliseconds)").run()
+            return count
+        }
+    }
+
+    /// Runs a registration write for an existing installation and marks it seen.
+    private func writeRegistration(
+        appId: String, installationId: String, now: Date,
+        _ body: @escaping @Sendable (any SQLDatabase, String) async throws -> Void
+    ) async throws {
+        try await transaction { db in
+            let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(installationId.sqlLiteral)"
+            guard try await db.raw("SELECT app_id FROM installations WHERE \(unsafeRaw: key)").first() != nil else {
+                throw StoreError(.notFound, "installation \(installationId) is not registered; PUT it first")
+            }
+            try await body(db, key)
+            try await db.raw("UPDATE installations SET last_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
+        }
+    }
+
+    private static func widgets(_ db: any SQLDatabase, key: String) async throws -> WidgetRegistration? {
+        guard let token = try await db.raw("SELECT push_token FROM widget_tokens WHERE \(unsafeRaw: key)").first() else { return nil }
+        let widgets = try await db.raw("SELECT * FROM widgets WHERE \(unsafeRaw: key) ORDER BY position").all().map { row in
+            Widget(
+                kind: try row.decode(column: "kind", as: String.self), family: try row.decode(column: "family", as: String.self),
+                configuration: try JSONValue(json: try row.decode(column: "configuration", as: String.self))
+            )
+        }
+        return WidgetRegistration(pushToken: try token.decode(column: "push_token", as: String.self), widgets: widgets)
+    }
+
+    private static func fileProvider(_ db: any SQLDatabase, key: String) async throws -> FileProviderRegistration? {
+        guard let token = try await db.raw("SELECT push_token FROM file_provider_tokens WHERE \(unsafeRaw: key)").first() else {
+            return nil
+        }
+        let domains = try await db.raw("SELECT * FROM file_provider_domains WHERE \(unsafeRaw: key) ORDER BY domain_id").all().map { row in
+            FileProviderDomain(id: try row.decode(column: "domain_id", as: String.self), replicated: try row.decode(column: "replicated", as: Int.self) != 0)
+        }
+        return FileProviderRegistration(pushToken: try token.decode(column: "push_token", as: String.self), domains: domains)
+    }
+}
+
+extension String {
+    /// A SQL string literal (quotes doubled), for keys reused across statements in one transaction.
+    var sqlLiteral: String { "'" + replacingOccurrences(of: "'", with: "''") + "'" }
+}
+
+extension JSONValue {
+    /// The strings of a JSON array.
+    var strings: [String] {
+        guard case .array(let values) = self else { return [] }
+        return values.compactMap { if case .string(let value) = $0 { value } else { nil } }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import SQLKit
+import SignalboxAPI
+import SignalboxModel
+
+/// `RegistryStore` in portable SQL over SQLKit. Each call runs in one transaction, one at a time.
+public final class SQLRegistryStore: RegistryStore {
+    let database: any SQLDatabase
+    private let lock = SerialLock()
+
+    init(database: any SQLDatabase) { self.database = database }
+
+    /// Applies the migrations this database has not seen.
+    func migrate() async throws {
+        try await database.raw("CREATE TABLE IF NOT EXISTS signalbox_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)").run()
+        let applied = try await database.raw("SELECT version FROM signalbox_migrations").all().map { try $0.decode(column: "version", as: Int.self) }
+        for (index, step) in Migrations.steps.enumerated() where !applied.contains(index + 1) {
+            try await transaction { db in
+                for statement in step { try await db.raw(SQLQueryString(statement)).run() }
+                try await db.raw("INSERT INTO signalbox_migrations (version, applied_at) VALUES (\(bind: index + 1), \(bind: Date().milliseconds))").run()
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction; rolls back when it throws.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let database = database
+        return try await lock.withLock {
+            try await database.raw("BEGIN").run()
+            do {
+                let result = try await body(database)
+                try await database.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await database.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    public func ping() async throws {
+        try await transaction { db in try await db.raw("SELECT 1 AS one").run() }
+    }
+
+    // MARK: Apps
+
+    public func createApp(_ app: AppRecord) async throws {
+        try await transaction { db in
+            let existing = try await db.raw("SELECT app_id FROM apps WHERE app_id = \(bind: app.id)").first()
+            guard existing == nil else { throw StoreError(.conflict, "app \(app.id) exists") }
+            try await db.raw("""
+                INSERT INTO apps (app_id, bundle_id, team_id, key_id, environment, sealed_private_key, sealed_device_secret,
+                    server_key_hash, created_at)
+                VALUES (\(bind: app.id), \(bind: app.bundleId), \(bind: app.teamId), \(bind: app.keyId),
+                    \(bind: app.environment.rawValue), \(bind: Data(app.sealedPrivateKey).base64EncodedString()),
+                    \(bind: Data(app.sealedDeviceSecret).base64EncodedString()), \(bind: app.serverKeyHash),
+                    \(bind: app.createdAt.milliseconds))
+                """).run()
+        }
+    }
+
+    public func app(id: String) async throws -> AppRecord? {
+        try await transaction { db in try await db.raw("SELECT * FROM apps WHERE app_id = \(bind: id)").first().map(Self.app) }
+    }
+
+    public func app(serverKeyHash: String) async throws -> AppRecord? {
+        try await transaction { db in
+            try await db.raw("SELECT * FROM apps WHERE server_key_hash = \(bind: serverKeyHash)").first().map(Self.app)
+        }
+    }
+
+    public func apps() async throws -> [AppRecord] {
+        try await transaction { db in try await db.raw("SELECT * FROM apps ORDER BY created_at, app_id").all().map(Self.app) }
+    }
+
+    public func deleteApp(id: String) async throws -> Bool {
+        try await transaction { db in
+            guard try await db.raw("SELECT app_id FROM apps WHERE app_id = \(bind: id)").first() != nil else { return false }
+            for table in ["installations"] + Migrations.installationTables {
+                try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: id)").run()
+            }
+            try await db.raw("DELETE FROM apps WHERE app_id = \(bind: id)").run()
+            return true
+        }
+    }
+
+    public func updateServerKeyHash(appId: String, hash: String) async throws -> Bool {
+        try await transaction { db in
+            guard try await db.raw("SELECT app_id FROM apps WHERE app_id = \(bind: appId)").first() != nil else { return false }
+            try await db.raw("UPDATE apps SET server_key_hash = \(bind: hash) WHERE app_id = \(bind: appId)").run()
+            return true
+        }
+    }
+
+    private static func app(_ row: any SQLRow) throws -> AppRecord {
+        AppRecord(
+            id: try row.decode(column: "app_id", as: String.self),
+            bundleId: try row.decode(column: "bundle_id", as: String.self),
+            teamId: try row.decode(column: "team_id", as: String.self),
+            keyId: try row.decode(column: "key_id", as: String.self),
+            environment: Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production,
+            sealedPrivateKey: Array(Data(base64Encoded: try row.decode(column: "sealed_private_key", as: String.self)) ?? Data()),
+            sealedDeviceSecret: Array(Data(base64Encoded: try row.decode(column: "sealed_device_secret", as: String.self)) ?? Data()),
+            serverKeyHash: try row.decode(column: "server_key_hash", as: String.self),
+            createdAt: Date(milliseconds: try row.decode(column: "created_at", as: Int64.self))
+        )
+    }
+}
+
+extension Date {
+    var milliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    init(milliseconds: Int64) { self.init(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}

@@ -1,0 +1,18 @@
+import Foundation
+import Logging
+import SQLiteKit
+
+/// The embedded default: a SQLite file in the data directory.
+public enum SQLiteRegistryStore {
+    /// Opens (creating if needed) `path`, or an in-memory database for `nil`, and migrates it.
+    public static func open(path: String?, logger: Logger) async throws -> SQLRegistryStore {
+        let connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: logger)
+        let database = connection.sql()
+        for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"] {
+            try await database.raw(SQLQueryString(pragma)).run()
+        }
+        let store = SQLRegistryStore(database: database)
+        try await store.migrate()
+        return store
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import SignalboxAPI
 import SignalboxModel
 import SignalboxStore
@@ -38,6 +39,8 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
             return notFound(error.message)
         case let error as StoreError where error.code == .conflict:
             return APIError(.conflict, "conflict", error.message)
+        case is NIOTooManyBytesError:
+            return APIError(.contentTooLarge, "body_too_large", "the request body is larger than the limit")
         case let error as HTTPError:
             let code = error.status == .contentTooLarge ? "body_too_large" : error.status == .notFound ? "not_found" : "http_error"
             return APIError(error.status, code, error.body ?? error.status.reasonPhrase)

@@ -25,7 +25,9 @@ public func buildApplication(
     return Application(
         router: buildRouter(dependencies),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "signalbox"),
-        services: [LeaseCleanupService(store: store, interval: configuration.leaseCleanupInterval, logger: logger)],
+        services: [
+            StoreService(store: store), LeaseCleanupService(store: store, interval: configuration.leaseCleanupInterval, logger: logger),
+        ],
         onServerRunning: { channel in
             logger.notice("Signalbox listening", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
         },
@@ -53,5 +55,15 @@ struct LeaseCleanupService: Service {
             }
             try await Task.sleep(for: interval)
         }
+    }
+}
+
+/// Keeps the store open while the server runs and closes it at shutdown.
+struct StoreService: Service {
+    let store: SQLRegistryStore
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await store.close()
     }
 }

@@ -7,8 +7,17 @@ import SignalboxModel
 public final class SQLRegistryStore: RegistryStore {
     let database: any SQLDatabase
     private let lock = SerialLock()
+    private let closeConnection: @Sendable () async throws -> Void
 
-    init(database: any SQLDatabase) { self.database = database }
+    init(database: any SQLDatabase, close: @escaping @Sendable () async throws -> Void) {
+        self.database = database
+        closeConnection = close
+    }
+
+    /// Closes the connection once running work is done; call it before the store goes away.
+    public func close() async throws {
+        try await lock.withLock { try await self.closeConnection() }
+    }
 
     /// Applies the migrations this database has not seen.
     func migrate() async throws {

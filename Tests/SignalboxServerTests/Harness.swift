@@ -1,0 +1,115 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import SignalboxServer
+import SignalboxStore
+import Synchronization
+import Testing
+
+/// The API on an in-memory SQLite store, exercised through HummingbirdTesting's router client.
+struct Harness {
+    static let adminKey = "sba_test-admin-key"
+    let dependencies: APIDependencies
+    let clock: TestClock
+
+    /// A fresh server; `now` is the clock the API sees.
+    static func make(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> Harness {
+        var configuration = ServerConfiguration()
+        configure(&configuration)
+        let store = try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store"))
+        let clock = TestClock()
+        let harness = Harness(
+            dependencies: APIDependencies(
+                configuration: configuration, store: store, adminKey: adminKey,
+                secrets: try SecretBox(masterKey: Secret.randomBytes(32)), now: { clock.now }
+            ),
+            clock: clock
+        )
+        return harness
+    }
+
+    func advance(seconds: Double) { clock.advance(seconds: seconds) }
+
+    /// Runs `body` against the router.
+    func run(_ body: @escaping @Sendable (APIClient) async throws -> Void) async throws {
+        let app = Application(router: buildRouter(dependencies), logger: Logger(label: "test.api"))
+        do {
+            try await app.test(.router) { client in try await body(APIClient(client: client)) }
+        } catch {
+            try await (dependencies.store as? SQLRegistryStore)?.close()
+            throw error
+        }
+        try await (dependencies.store as? SQLRegistryStore)?.close()
+    }
+}
+
+/// Sends JSON requests with a bearer credential and returns status and parsed body.
+struct APIClient: Sendable {
+    let client: any TestClientProtocol
+
+    struct Reply: Sendable {
+        let status: Int
+        let body: String
+        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] }
+        var errorCode: String? { (json?["error"] as? [String: Any])?["code"] as? String }
+        var errorMessage: String? { (json?["error"] as? [String: Any])?["message"] as? String }
+    }
+
+    @discardableResult
+    func call(_ method: HTTPRequest.Method, _ path: String, key: String?, json: String? = nil) async throws -> Reply {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let key { headers[.authorization] = "Bearer " + key }
+        return try await client.execute(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
+            Reply(status: Int(response.status.code), body: String(buffer: response.body))
+        }
+    }
+
+    /// Creates an app and returns its id, server key and device secret.
+    func createApp(bundleId: String = "com.example.garage") async throws -> TestApp {
+        let pem = P256.Signing.PrivateKey().pemRepresentation
+        let body = #"{"bundleId":"\#(bundleId)","teamId":"TEAM123456","keyId":"KEY1234567","environment":"sandbox","privateKey":\#(jsonString(pem))}"#
+        let reply = try await call(.post, "/v1/apps", key: Harness.adminKey, json: body)
+        #expect(reply.status == 201, "\(reply.body)")
+        let json = try #require(reply.json)
+        return TestApp(
+            id: try #require(json["appId"] as? String), serverKey: try #require(json["serverKey"] as? String),
+            deviceSecret: try #require(json["deviceSecret"] as? String)
+        )
+    }
+}
+
+struct TestApp: Sendable {
+    let id: String
+    let serverKey: String
+    let deviceSecret: String
+
+    /// A device JWT (HS256 over the device secret) for `userId`.
+    func deviceToken(userId: String, audience: String? = nil, expiresIn: TimeInterval = 3600, secret: String? = nil, now: Date = Date()) -> String {
+        func encode(_ object: [String: Any]) -> String {
+            base64URL(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+        }
+        let input = encode(["alg": "HS256", "typ": "JWT"]) + "." + encode(["sub": userId, "aud": audience ?? id, "exp": Int(now.timeIntervalSince1970 + expiresIn)])
+        let signature = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data((secret ?? deviceSecret).utf8)))
+        return input + "." + base64URL(Data(signature))
+    }
+}
+
+func base64URL(_ data: Data) -> String {
+    data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+}
+
+func jsonString(_ text: String) -> String {
+    String(decoding: try! JSONEncoder().encode(text), as: UTF8.self)
+}
+
+let token64 = String(repeating: "ab", count: 32)
+
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    private let date = Mutex(Date())
+    var now: Date { date.withLock { $0 } }
+    func advance(seconds: Double) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import SignalboxAPI
+import SignalboxModel
+import SignalboxStore
+import Testing
+
+/// Behaviour every `RegistryStore` backend must show; a backend's suite calls each check on a fresh store.
+struct RegistryStoreConformance {
+    let store: any RegistryStore
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func app(_ id: String, keyHash: String = UUID().uuidString) -> AppRecord {
+        AppRecord(
+            id: id, bundleId: "com.example.\(id)", teamId: "TEAM123456", keyId: "KEY1234567", environment: .sandbox,
+            sealedPrivateKey: [1, 2, 3], sealedDeviceSecret: [4, 5], serverKeyHash: keyHash, createdAt: Date(timeIntervalSince1970: 1_700_000_000)
+        )
+    }
+
+    func appsRoundTripAndStayApart() async throws {
+        try await store.createApp(Self.app("a", keyHash: "hash-a"))
+        try await store.createApp(Self.app("b", keyHash: "hash-b"))
+        await #expect(throws: StoreError.self) { try await store.createApp(Self.app("a")) }
+        #expect(try await store.app(id: "a") == Self.app("a", keyHash: "hash-a"))
+        #expect(try await store.app(serverKeyHash: "hash-b")?.id == "b")
+        #expect(try await store.apps().map(\.id) == ["a", "b"])
+        #expect(try await store.updateServerKeyHash(appId: "a", hash: "hash-a2"))
+        #expect(try await store.app(serverKeyHash: "hash-a") == nil)
+        #expect(try await !store.updateServerKeyHash(appId: "zz", hash: "x"))
+        try await store.putInstallation(appId: "a", Installation(id: "i", userId: "u", channels: [], environment: .sandbox), now: now)
+        #expect(try await store.installation(appId: "b", id: "i", now: now) == nil, "apps never see each other's data")
+        #expect(try await store.deleteApp(id: "a"))
+        #expect(try await store.installation(appId: "a", id: "i", now: now) == nil)
+        #expect(try await !store.deleteApp(id: "a"))
+    }
+
+    func registrationsReplaceTheirSets() async throws {
+        try await store.putInstallation(appId: "a", Installation(id: "i", userId: "u", channels: ["x", "y"], environment: .production), now: now)
+        try await store.putWidgets(appId: "a", installationId: "i", WidgetRegistration(pushToken: "aa", widgets: [Widget(kind: "k", family: "f")]), now: now)
+        try await store.putControls(appId: "a", installationId: "i", [Control(kind: "c", pushToken: "01"), Control(kind: "d", pushToken: "02")], now: now)
+        try await store.putControls(appId: "a", installationId: "i", [Control(kind: "d", pushToken: "02")], now: now)
+        try await store.putFileProvider(appId: "a", installationId: "i", FileProviderRegistration(pushToken: "ff", domains: [.init(id: "d1", replicated: true), .init(id: "d2", replicated: false)]), now: now)
+        try await store.putEnumerator(appId: "a", installationId: "i", Enumerator(domain: "d2", container: "c", expiresAt: now + 60), now: now)
+        // Dropping a domain ends its enumerators.
+        try await store.putFileProvider(appId: "a", installationId: "i", FileProviderRegistration(pushToken: "ff", domains: [.init(id: "d1", replicated: true)]), now: now)
+        let snapshot = try #require(try await store.installation(appId: "a", id: "i", now: now))
+        #expect(snapshot.installation.channels == ["x", "y"])
+        #expect(snapshot.widgets?.widgets == [Widget(kind: "k", family: "f")])
+        #expect(snapshot.controls == [Control(kind: "d", pushToken: "02")])
+        #expect(snapshot.fileProvider?.domains == [.init(id: "d1", replicated: true)])
+        #expect(snapshot.enumerators.isEmpty)
+    }
+
+    func identicalWritesOnlyTouchLastSeen() async throws {
+        let installation = Installation(id: "i", userId: nil, channels: ["c"], environment: .sandbox)
+        let widgets = WidgetRegistration(pushToken: "aa", widgets: [Widget(kind: "k", family: "f", configuration: .object(["a": .number(1)]))])
+        try await store.putInstallation(appId: "a", installation, now: now)
+        try await store.putWidgets(appId: "a", installationId: "i", widgets, now: now)
+        let first = try #require(try await store.installation(appId: "a", id: "i", now: now))
+        try await store.putInstallation(appId: "a", installation, now: now + 10)
+        try await store.putWidgets(appId: "a", installationId: "i", widgets, now: now + 10)
+        var second = try #require(try await store.installation(appId: "a", id: "i", now: now))
+        #expect(second.lastSeenAt == now + 10)
+        second.lastSeenAt = first.lastSeenAt
+        #expect(second == first)
+    }
+
+    func writesNeedTheirParents() async throws {
+        await #expect(throws: StoreError.self) {
+            try await store.putControls(appId: "a", installationId: "missing", [], now: now)
+        }
+        try await store.putInstallation(appId: "a", Installation(id: "i", userId: "u", channels: [], environment: .sandbox), now: now)
+        await #expect(throws: StoreError.self) {
+            try await store.putEnumerator(appId: "a", installationId: "i", Enumerator(domain: "nope", container: "c", expiresAt: now + 1), now: now)
+        }
+        #expect(try await store.installationUser(appId: "a", id: "i") == .some("u"))
+        #expect(try await store.installationUser(appId: "a", id: "other") == nil)
+    }
+
+    func leasesExpireAndAreCleanedUp() async throws {
+        try await store.putInstallation(appId: "a", Installation(id: "i", userId: nil, channels: [], environment: .sandbox), now: now)
+        try await store.putFileProvider(appId: "a", installationId: "i", FileProviderRegistration(pushToken: "ff", domains: [.init(id: "d", replicated: false)]), now: now)
+        try await store.putEnumerator(appId: "a", installationId: "i", Enumerator(domain: "d", container: "short", expiresAt: now + 10), now: now)
+        try await store.putEnumerator(appId: "a", installationId: "i", Enumerator(domain: "d", container: "long", expiresAt: now + 100), now: now)
+        #expect(try await store.installation(appId: "a", id: "i", now: now + 50)?.enumerators.map(\.container) == ["long"])
+        #expect(try await store.deleteExpiredEnumerators(now: now + 50) == 1)
+        #expect(try await store.deleteEnumerator(appId: "a", installationId: "i", domain: "d", container: "long", now: now))
+        #expect(try await !store.deleteEnumerator(appId: "a", installationId: "i", domain: "d", container: "long", now: now))
+    }
+
+    func quotesInValuesAreData() async throws {
+        let id = "o'brien\"; DROP TABLE apps; --"
+        try await store.putInstallation(appId: "a", Installation(id: id, userId: id, channels: [id], environment: .sandbox), now: now)
+        #expect(try await store.installation(appId: "a", id: id, now: now)?.installation.userId == id)
+        #expect(try await store.deleteInstallation(appId: "a", id: id))
+    }
+}
+
+/// The conformance suite on embedded SQLite (in memory), plus what only a file shows.
+@Suite struct SQLiteRegistryStoreTests {
+    func withStore(_ body: (RegistryStoreConformance) async throws -> Void) async throws {
+        let store = try await SQLiteRegistryStore.open(path: nil, logger: .init(label: "test"))
+        do { try await body(RegistryStoreConformance(store: store)) } catch {
+            try await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    @Test func appsRoundTripAndStayApart() async throws { try await withStore { try await $0.appsRoundTripAndStayApart() } }
+    @Test func registrationsReplaceTheirSets() async throws { try await withStore { try await $0.registrationsReplaceTheirSets() } }
+    @Test func identicalWritesOnlyTouchLastSeen() async throws { try await withStore { try await $0.identicalWritesOnlyTouchLastSeen() } }
+    @Test func writesNeedTheirParents() async throws { try await withStore { try await $0.writesNeedTheirParents() } }
+    @Test func leasesExpireAndAreCleanedUp() async throws { try await withStore { try await $0.leasesExpireAndAreCleanedUp() } }
+    @Test func quotesInValuesAreData() async throws { try await withStore { try await $0.quotesInValuesAreData() } }
+
+    @Test func dataSurvivesReopeningAndMigrationsRunOnce() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try await SQLiteRegistryStore.open(path: path, logger: .init(label: "test"))
+        try await first.createApp(RegistryStoreConformance.app("a"))
+        try await first.close()
+        let second = try await SQLiteRegistryStore.open(path: path, logger: .init(label: "test"))
+        #expect(try await second.apps().map(\.id) == ["a"])
+        try await second.close()
+    }
+}

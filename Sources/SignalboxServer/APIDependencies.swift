@@ -2,24 +2,39 @@ import Foundation
 import Hummingbird
 import Logging
 import Prometheus
+import SignalboxAPNs
 import SignalboxStore
 
-/// What the routes need: storage, secrets, auth, configuration, the clock and the metrics registry.
+/// Everything Signalbox stores.
+public typealias SignalboxStorage = RegistryStore & DeliveryStore
+
+/// What the routes need: storage, secrets, auth, configuration, the clock, the metrics registry, and the
+/// delivery side (signals to the services, the APNs sender when a transport is configured).
 public struct APIDependencies: Sendable {
     public let configuration: ServerConfiguration
-    public let store: any RegistryStore
+    public let store: any SignalboxStorage
     public let secrets: SecretBox
+    public let signals: DeliverySignals
+    let sender: PushSender?
     public let metrics: PrometheusCollectorRegistry
     public let now: @Sendable () -> Date
     let auth: Authenticator
 
     public init(
-        configuration: ServerConfiguration, store: any RegistryStore, adminKey: String, secrets: SecretBox,
-        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), now: @escaping @Sendable () -> Date = { Date() }
+        configuration: ServerConfiguration, store: any SignalboxStorage, adminKey: String, secrets: SecretBox,
+        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), transport: (any APNsTransport)? = nil,
+        onCredentialsLoaded: @escaping @Sendable (SigningKey) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
         self.store = store
         self.secrets = secrets
+        signals = DeliverySignals()
+        sender = transport.map { transport in
+            PushSender(
+                client: APNsClient(transport: transport, timeout: configuration.delivery.requestTimeout),
+                credentials: AppCredentials(store: store, secrets: secrets, onLoad: onCredentialsLoaded)
+            )
+        }
         self.metrics = metrics
         self.now = now
         auth = Authenticator(adminKey: adminKey, store: store, secrets: secrets, now: now)
@@ -34,5 +49,6 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<BasicRequestC
     HealthRoutes(dependencies: dependencies).add(to: router)
     AppRoutes(dependencies: dependencies).add(to: router)
     InstallationRoutes(dependencies: dependencies).add(to: router)
+    EventRoutes(dependencies: dependencies).add(to: router)
     return router
 }

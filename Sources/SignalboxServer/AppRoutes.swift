@@ -26,6 +26,7 @@ struct AppRoutes {
             try dependencies.auth.requireAdmin(request)
             let appId = try context.parameters.require("appId")
             guard try await dependencies.store.deleteApp(id: appId) else { throw APIError.notFound("no app \(appId)") }
+            dependencies.sender?.credentials.forget(appId: appId)
             return Response(status: .noContent)
         }
         apps.post(":appId/server-key") { request, context in

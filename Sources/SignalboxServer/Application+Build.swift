@@ -3,16 +3,19 @@ import Hummingbird
 import Logging
 import Prometheus
 import ServiceLifecycle
+import SignalboxAPNs
 import SignalboxStore
 
 /// Builds the whole server from configuration: data directory, keys, storage, routes, background services.
+/// Events are fanned out and delivered through `transport` (the HTTP/2 transport to APNs or a simulator).
 ///
 /// ```swift
-/// let app = try await buildApplication(configuration: ServerConfiguration(), logger: logger)
+/// let app = try await buildApplication(configuration: ServerConfiguration(), transport: transport, logger: logger)
 /// try await app.runService()
 /// ```
 public func buildApplication(
-    configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), logger: Logger
+    configuration: ServerConfiguration, transport: any APNsTransport, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+    onCredentialsLoaded: @escaping @Sendable (SigningKey) -> Void = { _ in }, logger: Logger
 ) async throws -> some ApplicationProtocol {
     let directory = try DataDirectory(path: configuration.dataDirectory)
     let adminKey = try directory.adminKey(configured: configuration.adminKey, logger: logger)
@@ -21,13 +24,21 @@ public func buildApplication(
     }
     let secrets = try SecretBox(masterKey: directory.masterKey(configured: configuration.masterKey, logger: logger))
     let store = try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger)
-    let dependencies = APIDependencies(configuration: configuration, store: store, adminKey: adminKey, secrets: secrets, metrics: metrics)
+    let dependencies = APIDependencies(
+        configuration: configuration, store: store, adminKey: adminKey, secrets: secrets, metrics: metrics, transport: transport,
+        onCredentialsLoaded: onCredentialsLoaded
+    )
+    var services: [any Service] = [
+        StoreService(store: store), LeaseCleanupService(store: store, interval: configuration.leaseCleanupInterval, logger: logger),
+        FanOutService(store: store, signals: dependencies.signals, batchSize: configuration.delivery.fanOutBatch, logger: logger),
+    ]
+    if let sender = dependencies.sender {
+        services.append(Dispatcher(store: store, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger))
+    }
     return Application(
         router: buildRouter(dependencies),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "signalbox"),
-        services: [
-            StoreService(store: store), LeaseCleanupService(store: store, interval: configuration.leaseCleanupInterval, logger: logger),
-        ],
+        services: services,
         onServerRunning: { channel in
             logger.notice("Signalbox listening", metadata: ["address": "\(channel.localAddress?.description ?? "?")"])
         },
@@ -42,10 +53,10 @@ struct LeaseCleanupService: Service {
     let logger: Logger
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown { try await loop() }
+        await cancelWhenGracefulShutdown { await loop() }
     }
 
-    private func loop() async throws {
+    private func loop() async {
         while !Task.isCancelled {
             do {
                 let removed = try await store.deleteExpiredEnumerators(now: Date())
@@ -53,7 +64,7 @@ struct LeaseCleanupService: Service {
             } catch {
                 logger.warning("lease clean-up failed", metadata: ["error": "\(error)"])
             }
-            try await Task.sleep(for: interval)
+            try? await Task.sleep(for: interval)
         }
     }
 }

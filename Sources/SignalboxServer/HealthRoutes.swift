@@ -1,7 +1,9 @@
+import Foundation
 import Hummingbird
 import Prometheus
 
-/// `/healthz` (the process answers), `/readyz` (storage answers), `/metrics` (Prometheus text).
+/// `/healthz` (the process answers), `/readyz` (storage answers; apps whose sending is paused are listed),
+/// `/metrics` (Prometheus text).
 struct HealthRoutes {
     let dependencies: APIDependencies
 
@@ -10,7 +12,10 @@ struct HealthRoutes {
         router.get("readyz") { _, _ in
             do {
                 try await dependencies.store.ping()
-                return Response.json(["status": "ready"])
+                let paused = dependencies.signals.pauses.active(at: Date()).sorted { $0.key < $1.key }.map {
+                    PausedApp(appId: $0.key, reason: $0.value.reason, until: $0.value.until.formatted(.iso8601))
+                }
+                return Response.json(Readiness(status: paused.isEmpty ? "ready" : "degraded", pausedApps: paused))
             } catch {
                 return Response.json(["status": "storage unavailable"], status: .serviceUnavailable)
             }
@@ -24,4 +29,17 @@ struct HealthRoutes {
             )
         }
     }
+}
+
+/// The `/readyz` answer: still 200 when some apps are paused, since the others keep sending.
+struct Readiness: Encodable {
+    let status: String
+    let pausedApps: [PausedApp]
+}
+
+/// An app whose sending is paused after APNs refused its credentials.
+struct PausedApp: Encodable {
+    let appId: String
+    let reason: String
+    let until: String
 }

@@ -17,6 +17,8 @@ public struct ServerConfiguration: Sendable {
     public var bodyLimit = 64 * 1024
     /// How often expired enumerator leases are removed.
     public var leaseCleanupInterval: Duration = .seconds(60)
+    /// Fan-out and delivery tuning.
+    public var delivery = DeliveryConfiguration()
 
     public init() {}
 }

@@ -55,8 +55,40 @@ enum Migrations {
                 expires_at BIGINT NOT NULL, PRIMARY KEY (app_id, installation_id, domain_id, container_id))
             """,
             "CREATE INDEX enumerators_expiry ON enumerators (expires_at)",
-        ]
+        ],
+        [
+            """
+            CREATE TABLE events (
+                event_id TEXT PRIMARY KEY, app_id TEXT NOT NULL, target TEXT NOT NULL, audience TEXT NOT NULL,
+                state TEXT NOT NULL, fan_out_cursor TEXT, matched BIGINT NOT NULL, coalesced BIGINT NOT NULL,
+                delivered BIGINT NOT NULL, failed BIGINT NOT NULL, pruned BIGINT NOT NULL, created_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX events_state ON events (state)",
+            """
+            CREATE TABLE outbox (
+                push_id TEXT PRIMARY KEY, app_id TEXT NOT NULL, event_id TEXT NOT NULL, installation_id TEXT NOT NULL,
+                token TEXT NOT NULL, kind TEXT NOT NULL, environment TEXT NOT NULL, payload TEXT NOT NULL,
+                state TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL,
+                event_created_at BIGINT NOT NULL)
+            """,
+            "CREATE UNIQUE INDEX outbox_pending ON outbox (app_id, token, payload) WHERE state = 'pending'",
+            "CREATE INDEX outbox_due ON outbox (state, next_attempt_at)",
+            "CREATE INDEX outbox_event ON outbox (event_id)",
+            """
+            CREATE TABLE outbox_absorbed (push_id TEXT NOT NULL, event_id TEXT NOT NULL, app_id TEXT NOT NULL,
+                PRIMARY KEY (push_id, event_id))
+            """,
+            "CREATE INDEX widget_tokens_token ON widget_tokens (app_id, push_token)",
+            "CREATE INDEX file_provider_tokens_token ON file_provider_tokens (app_id, push_token)",
+            """
+            CREATE TABLE suspect_tokens (
+                app_id TEXT NOT NULL, token TEXT NOT NULL, strikes INTEGER NOT NULL, PRIMARY KEY (app_id, token))
+            """,
+        ],
     ]
+
+    /// Tables that hang off an app besides installations.
+    static let appTables = ["events", "outbox", "outbox_absorbed", "suspect_tokens"]
 
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [

@@ -85,7 +85,7 @@ public final class SQLRegistryStore: RegistryStore {
     public func deleteApp(id: String) async throws -> Bool {
         try await transaction { db in
             guard try await db.raw("SELECT app_id FROM apps WHERE app_id = \(bind: id)").first() != nil else { return false }
-            for table in ["installations"] + Migrations.installationTables {
+            for table in ["installations"] + Migrations.installationTables + Migrations.appTables {
                 try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: id)").run()
             }
             try await db.raw("DELETE FROM apps WHERE app_id = \(bind: id)").run()

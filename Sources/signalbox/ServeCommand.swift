@@ -1,19 +1,23 @@
+import APNsSimulator
 import ArgumentParser
 import Foundation
 import Logging
 import Metrics
 import Prometheus
+import SignalboxAPNsHTTP2
 import SignalboxServer
 
-/// `signalbox serve`: the HTTP API with its embedded SQLite storage.
+/// `signalbox serve`: the HTTP API, fan-out and delivery, on embedded SQLite.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run Signalbox: the registry and its HTTP API, on embedded SQLite.",
+        abstract: "Run Signalbox: the registry, its HTTP API, fan-out and delivery to APNs, on embedded SQLite.",
         discussion: """
             Environment: SIGNALBOX_HOST, SIGNALBOX_PORT, SIGNALBOX_DATA_DIR, SIGNALBOX_ADMIN_KEY,
-            SIGNALBOX_MASTER_KEY (base64 of 32 bytes), SIGNALBOX_LEASE_SECONDS, LOG_LEVEL. Options win.
-            Without an admin or master key, both are generated into the data directory (mode 0600).
+            SIGNALBOX_MASTER_KEY (base64 of 32 bytes), SIGNALBOX_LEASE_SECONDS, SIGNALBOX_APNS_SIMULATOR=1, LOG_LEVEL.
+            Options win. Without an admin or master key, both are generated into the data directory (mode 0600).
+            Pushes go to Apple (sandbox or production per installation) unless --apns-simulator (a built-in
+            simulator, local mode) or --apns-host/--apns-port/--apns-ca (any APNs double) say otherwise.
             """
     )
 
@@ -25,19 +29,64 @@ struct ServeCommand: AsyncParsableCommand {
     var dataDir: String?
     @Option(help: "Default enumerator lease in seconds (default 600).")
     var leaseSeconds: Int?
+    @Flag(help: "Local mode: send every push to a built-in APNs simulator instead of Apple.")
+    var apnsSimulator = false
+    @Option(help: "Port of the built-in simulator (its admin endpoint is the next port).")
+    var simulatorPort = 2197
+    @Option(help: "Send every push to this APNs double instead of Apple.")
+    var apnsHost: String?
+    @Option(help: "Port of --apns-host.")
+    var apnsPort = 443
+    @Option(help: "PEM certificate to trust for --apns-host.")
+    var apnsCa: String?
 
     func run() async throws {
         var configuration = ServerConfiguration()
-        configuration.apply(environment: ProcessInfo.processInfo.environment)
+        let environment = ProcessInfo.processInfo.environment
+        configuration.apply(environment: environment)
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let dataDir { configuration.dataDirectory = dataDir }
         if let leaseSeconds { configuration.defaultLeaseSeconds = leaseSeconds }
         var logger = Logger(label: "signalbox")
-        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        let app = try await buildApplication(configuration: configuration, metrics: registry, logger: logger)
-        try await app.runService()
+
+        let localMode = apnsSimulator || environment["SIGNALBOX_APNS_SIMULATOR"] == "1"
+        let simulator = localMode ? try await startSimulator(logger: logger) : nil
+        var transportConfiguration = HTTP2Transport.Configuration()
+        if let simulator {
+            transportConfiguration = .singleEndpoint(host: "127.0.0.1", port: simulator.port, trustRoots: .pem(simulator.certificatePEM))
+        } else if let apnsHost {
+            transportConfiguration = .singleEndpoint(host: apnsHost, port: apnsPort, trustRoots: apnsCa.map { .pemFile($0) } ?? .system)
+        }
+        let transport = try HTTP2Transport(configuration: transportConfiguration, logger: Logger(label: "signalbox.apns"))
+        let app = try await buildApplication(
+            configuration: configuration, transport: transport, metrics: registry,
+            onCredentialsLoaded: { key in simulator?.register(publicKey: key.publicKey, keyId: key.keyId, teamId: key.teamId) },
+            logger: logger
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            if let simulator { group.addTask { try await simulator.run() } }
+            var failure: (any Error)?
+            do { try await app.runService() } catch { failure = error }
+            try? await transport.shutdown()
+            try? await simulator?.shutdown()
+            try await group.waitForAll()
+            if let failure { throw failure }
+        }
+    }
+
+    /// Local mode: the simulator on `--simulator-port`, its admin endpoint on the next port.
+    private func startSimulator(logger: Logger) async throws -> APNsSimulator {
+        var configuration = APNsSimulator.Configuration()
+        configuration.port = simulatorPort
+        configuration.adminPort = simulatorPort + 1
+        let simulator = try await APNsSimulator.start(configuration: configuration, logger: Logger(label: "signalbox.apns-simulator"))
+        logger.notice("local mode: pushes go to the built-in APNs simulator", metadata: [
+            "apns": "127.0.0.1:\(simulator.port)", "admin": "http://127.0.0.1:\(simulator.adminPort ?? 0)/pushes",
+        ])
+        return simulator
     }
 }

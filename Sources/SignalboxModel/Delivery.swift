@@ -1,0 +1,130 @@
+import Foundation
+import SignalboxAPI
+
+/// An accepted event, as stored before the 202 answer.
+public struct EventRecord: Sendable, Hashable {
+    public var id: String
+    public var appId: String
+    public var request: EventRequest
+    public var createdAt: Date
+
+    public init(id: String, appId: String, request: EventRequest, createdAt: Date) {
+        self.id = id
+        self.appId = appId
+        self.request = request
+        self.createdAt = createdAt
+    }
+}
+
+/// Where an event is: `accepted` → `fanning-out` → `delivering` → `done`.
+public enum EventState: String, Sendable, Hashable {
+    case accepted, fanningOut = "fanning-out", delivering, done
+}
+
+/// An event's state and counters (`design.md` API contract).
+public struct EventStatus: Sendable, Hashable {
+    public var state: EventState
+    /// Pushes planned, coalesced ones included.
+    public var matched: Int
+    /// Planned pushes absorbed into a push already pending for the same token and payload.
+    public var coalesced: Int
+    public var delivered: Int
+    public var failed: Int
+    public var pruned: Int
+    /// Planned pushes without a final outcome yet.
+    public var pending: Int { max(0, matched - delivered - failed - pruned) }
+
+    public init(state: EventState, matched: Int, coalesced: Int, delivered: Int, failed: Int, pruned: Int) {
+        self.state = state
+        self.matched = matched
+        self.coalesced = coalesced
+        self.delivered = delivered
+        self.failed = failed
+        self.pruned = pruned
+    }
+}
+
+/// What one fan-out step did.
+public struct FanOutStep: Sendable, Hashable {
+    /// Pushes the batch planned.
+    public var planned: Int
+    /// Of those, absorbed into pending pushes.
+    public var coalesced: Int
+    /// Whether the event's audience is exhausted.
+    public var finished: Bool
+
+    public init(planned: Int, coalesced: Int, finished: Bool) {
+        self.planned = planned
+        self.coalesced = coalesced
+        self.finished = finished
+    }
+}
+
+/// A push in the outbox, claimed for sending.
+public struct OutboxPush: Sendable, Hashable {
+    public var id: String
+    public var appId: String
+    /// The event that planned it (others may have been absorbed into it).
+    public var eventId: String
+    public var installationId: String
+    public var token: String
+    public var kind: PushKind
+    public var environment: Environment
+    public var payload: String
+    /// Sending attempts made before this one.
+    public var attempts: Int
+    /// When the (first) event behind it was accepted.
+    public var eventCreatedAt: Date
+
+    public init(
+        id: String, appId: String, eventId: String, installationId: String, token: String, kind: PushKind, environment: Environment,
+        payload: String, attempts: Int, eventCreatedAt: Date
+    ) {
+        self.id = id
+        self.appId = appId
+        self.eventId = eventId
+        self.installationId = installationId
+        self.token = token
+        self.kind = kind
+        self.environment = environment
+        self.payload = payload
+        self.attempts = attempts
+        self.eventCreatedAt = eventCreatedAt
+    }
+}
+
+/// What to record for a push after its attempt.
+public enum DeliveryResult: Sendable, Hashable {
+    case delivered
+    /// Back to pending until `at`, one attempt used.
+    case retry(at: Date)
+    /// Back to pending until `at` without using an attempt (the app is paused).
+    case postpone(at: Date)
+    /// Refused for good.
+    case failed(reason: String)
+    /// 410: remove the token if it was last registered before `since` (always when `nil`), else failed.
+    case prune(since: Date?, reason: String)
+    /// `BadDeviceToken` / `DeviceTokenNotForTopic`: a strike; the second strike removes the token.
+    case suspect(reason: String)
+}
+
+/// A push and its result, applied together.
+public struct PushCompletion: Sendable, Hashable {
+    public var push: OutboxPush
+    public var result: DeliveryResult
+
+    public init(push: OutboxPush, result: DeliveryResult) {
+        self.push = push
+        self.result = result
+    }
+}
+
+/// What applying completions changed in the registry.
+public struct CompletionSummary: Sendable, Hashable {
+    /// Tokens removed from every registration holding them.
+    public var tokensPruned: Int
+
+    public init(tokensPruned: Int = 0) {
+        self.tokensPruned = tokensPruned
+    }
+}

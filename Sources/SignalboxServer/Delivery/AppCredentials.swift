@@ -1,0 +1,65 @@
+import Foundation
+import SignalboxAPNs
+import SignalboxStore
+import Synchronization
+
+/// Each app's signing key and provider-token manager, unsealed once and cached.
+final class AppCredentials: Sendable {
+    struct Entry: Sendable {
+        let bundleId: String
+        let tokens: ProviderTokenManager
+    }
+
+    private let store: any RegistryStore
+    private let secrets: SecretBox
+    private let onLoad: @Sendable (SigningKey) -> Void
+    private let cache = Mutex<[String: Entry]>([:])
+
+    /// - Parameter onLoad: called with each key when first loaded (local mode trusts it in the simulator).
+    init(store: any RegistryStore, secrets: SecretBox, onLoad: @escaping @Sendable (SigningKey) -> Void) {
+        self.store = store
+        self.secrets = secrets
+        self.onLoad = onLoad
+    }
+
+    /// The app's credentials; `nil` when the app no longer exists.
+    /// - Throws: when storage fails or the stored key cannot be unsealed or parsed.
+    func entry(appId: String) async throws -> Entry? {
+        if let cached = cache.withLock({ $0[appId] }) { return cached }
+        guard let app = try await store.app(id: appId) else { return nil }
+        let key = try SigningKey(pem: try secrets.open(app.sealedPrivateKey), keyId: app.keyId, teamId: app.teamId)
+        let entry = Entry(bundleId: app.bundleId, tokens: ProviderTokenManager(key: key))
+        onLoad(key)
+        return cache.withLock { cache in
+            if let raced = cache[appId] { return raced }
+            cache[appId] = entry
+            return entry
+        }
+    }
+
+    func forget(appId: String) {
+        _ = cache.withLock { $0.removeValue(forKey: appId) }
+    }
+}
+
+/// Apps whose sending is paused after a credentials problem, shown by `/readyz`.
+final class AppPauses: Sendable {
+    struct Pause: Sendable, Hashable {
+        let reason: String
+        let until: Date
+    }
+
+    private let pauses = Mutex<[String: Pause]>([:])
+
+    func pause(appId: String, reason: String, until: Date) {
+        pauses.withLock { $0[appId] = Pause(reason: reason, until: until) }
+    }
+
+    /// Apps paused at `now`; ended pauses are dropped.
+    func active(at now: Date) -> [String: Pause] {
+        pauses.withLock { pauses in
+            pauses = pauses.filter { $0.value.until > now }
+            return pauses
+        }
+    }
+}

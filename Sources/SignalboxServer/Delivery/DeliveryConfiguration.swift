@@ -1,0 +1,34 @@
+/// How events are fanned out and pushes delivered.
+public struct DeliveryConfiguration: Sendable {
+    /// Installations planned per fan-out step (one transaction each).
+    public var fanOutBatch = 1_000
+    /// Pushes sent at once.
+    public var maxInFlight = 2_000
+    /// Pushes claimed from the outbox per query.
+    public var claimBatch = 1_000
+    /// First retry delay; doubles per attempt, with jitter.
+    public var retryBase: Duration = .seconds(1)
+    /// Longest retry delay (Apple suggests waiting up to 15 minutes after a 5xx).
+    public var retryCap: Duration = .seconds(15 * 60)
+    /// Attempts before a push is given up as failed.
+    public var maxAttempts = 12
+    /// How long an app's sending pauses after a credentials problem before it is tried again.
+    public var credentialsPause: Duration = .seconds(60)
+    /// How long one APNs request may take.
+    public var requestTimeout: Duration = .seconds(30)
+
+    public init() {}
+
+    /// Delay before attempt `attempts + 1`: exponential from `retryBase`, at least `hint`, at most
+    /// `retryCap`, scaled by a random 50–100 % so retries spread out.
+    func retryDelay(attempts: Int, hint: Duration?) -> Duration {
+        let exponential = retryBase * Int(1 << min(attempts, 20))
+        let delay = min(retryCap, max(exponential, hint ?? .zero))
+        return delay * Double.random(in: 0.5...1.0)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for `Date` arithmetic.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Logging
+import Metrics
+import ServiceLifecycle
+import SignalboxAPNs
+import SignalboxModel
+import SignalboxStore
+import Synchronization
+
+/// Delivers the outbox: claims due pushes, sends up to `maxInFlight` at once, and records each result in
+/// batches. Pushes claimed but not recorded when the process dies are released at the next start.
+struct Dispatcher: Service {
+    let store: any DeliveryStore
+    let sender: PushSender
+    let signals: DeliverySignals
+    let configuration: DeliveryConfiguration
+    let logger: Logger
+
+    func run() async throws {
+        try await store.releaseClaims()
+        let results = ResultBuffer()
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await recordLoop(results) }
+                group.addTask { await depthLoop() }
+                while !Task.isCancelled {
+                    let free = configuration.maxInFlight - results.inFlight
+                    var claimed: [OutboxPush] = []
+                    if free > 0 {
+                        let paused = Set(signals.pauses.active(at: Date()).keys)
+                        do {
+                            claimed = try await store.claimDuePushes(now: Date(), limit: min(free, configuration.claimBatch), pausedApps: paused)
+                        } catch {
+                            logger.error("claiming pushes failed", metadata: ["error": "\(error)"])
+                        }
+                    }
+                    results.started(claimed.count)
+                    for push in claimed {
+                        group.addTask {
+                            let result = await deliver(push)
+                            results.finished(PushCompletion(push: push, result: result))
+                            signals.outbox.signal()
+                        }
+                    }
+                    if claimed.count < min(max(free, 1), configuration.claimBatch) {
+                        await signals.outbox.wait(upTo: await idleWait(paused: Set(signals.pauses.active(at: Date()).keys)))
+                    }
+                }
+            }
+            await record(results.take())
+        }
+    }
+
+    /// How long to sleep with nothing due: until the next retry, at most a second.
+    private func idleWait(paused: Set<String>) async -> Duration {
+        guard let due = try? await store.nextDueDate(pausedApps: paused) else { return .seconds(1) }
+        let seconds = min(1, max(0.005, due.timeIntervalSinceNow))
+        return .milliseconds(Int(seconds * 1000))
+    }
+
+    /// Writes results every 20 ms (or sooner when many are waiting).
+    private func recordLoop(_ results: ResultBuffer) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(20))
+            await record(results.take())
+        }
+    }
+
+    private func record(_ completions: [PushCompletion]) async {
+        guard !completions.isEmpty else { return }
+        while true {
+            do {
+                let summary = try await store.complete(completions, now: Date())
+                if summary.tokensPruned > 0 { Counter(label: "signalbox_tokens_pruned_total").increment(by: summary.tokensPruned) }
+                return
+            } catch {
+                // Unrecorded results stay `sending` and are re-sent after a restart; keep trying meanwhile.
+                logger.error("recording push results failed", metadata: ["error": "\(error)", "count": "\(completions.count)"])
+                try? await Task.sleep(for: .seconds(1))
+                if Task.isCancelled { return }
+            }
+        }
+    }
+
+    private func depthLoop() async {
+        while !Task.isCancelled {
+            if let depth = try? await store.outboxDepth() { Gauge(label: "signalbox_outbox_depth").record(depth) }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Sends one push and decides what to record.
+    func deliver(_ push: OutboxPush) async -> DeliveryResult {
+        let now = Date()
+        let type = PushType(rawValue: push.kind.rawValue) ?? .controls
+        func retry(hint: Duration?) -> DeliveryResult {
+            guard push.attempts + 1 < configuration.maxAttempts else {
+                return final(push, .failed(reason: "gave up after \(configuration.maxAttempts) attempts"))
+            }
+            return .retry(at: now + configuration.retryDelay(attempts: push.attempts, hint: hint).seconds)
+        }
+        do {
+            let result = try await sender.send(
+                appId: push.appId, token: push.token, type: type,
+                environment: APNsEnvironment(rawValue: push.environment.rawValue) ?? .production, payload: Array(push.payload.utf8)
+            )
+            let reason = result.response.reason?.rawValue
+            Counter(label: "signalbox_pushes_total", dimensions: [("type", type.rawValue), ("outcome", result.outcome.name), ("reason", reason ?? "")]).increment()
+            switch result.outcome {
+            case .delivered: return final(push, .delivered)
+            case .retry(let after, _): return retry(hint: after)
+            case .reconnect, .refreshProviderToken: return retry(hint: nil)
+            case .pruneToken(let since, let why): return final(push, .prune(since: since, reason: why.rawValue))
+            case .suspectToken(let why): return final(push, .suspect(reason: why.rawValue))
+            case .rejected(let why): return final(push, .failed(reason: why.rawValue))
+            case .credentialsInvalid(let why):
+                let until = now + configuration.credentialsPause.seconds
+                signals.pauses.pause(appId: push.appId, reason: why.rawValue, until: until)
+                logger.error("APNs refused the app's credentials; its sending is paused", metadata: [
+                    "app": "\(push.appId)", "reason": "\(why.rawValue)", "until": "\(until)",
+                ])
+                return .postpone(at: until)
+            }
+        } catch let error as APNsTransportError {
+            Counter(label: "signalbox_pushes_total", dimensions: [("type", type.rawValue), ("outcome", "transport-error"), ("reason", error.code.rawValue)]).increment()
+            return retry(hint: nil)
+        } catch PushSender.Failure.unknownApp {
+            return .failed(reason: "app deleted")
+        } catch PushSender.Failure.invalid(let message) {
+            return final(push, .failed(reason: message))
+        } catch {
+            // Storage or key problems: keep the push and try later.
+            logger.error("push could not be sent", metadata: ["app": "\(push.appId)", "error": "\(error)"])
+            return .postpone(at: now + configuration.credentialsPause.seconds)
+        }
+    }
+
+    /// A final answer: records the event → answer latency.
+    private func final(_ push: OutboxPush, _ result: DeliveryResult) -> DeliveryResult {
+        Timer(label: "signalbox_event_to_answer_seconds", preferredDisplayUnit: .seconds)
+            .recordSeconds(max(0, Date().timeIntervalSince(push.eventCreatedAt)))
+        return result
+    }
+}
+
+/// Pushes being sent, and results waiting to be recorded.
+final class ResultBuffer: Sendable {
+    private let state = Mutex<(inFlight: Int, results: [PushCompletion])>((0, []))
+
+    var inFlight: Int { state.withLock { $0.inFlight } }
+
+    func started(_ count: Int) { state.withLock { $0.inFlight += count } }
+
+    func finished(_ completion: PushCompletion) {
+        state.withLock { state in
+            state.inFlight -= 1
+            state.results.append(completion)
+        }
+    }
+
+    func take() -> [PushCompletion] {
+        state.withLock { state in
+            defer { state.results = [] }
+            return state.results
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import SQLKit
+import SignalboxAPI
+import SignalboxModel
+
+/// Events and fan-out: each step plans one page of installations and stores its pushes atomically.
+extension SQLRegistryStore: DeliveryStore {
+    public func createEvent(_ event: EventRecord) async throws {
+        let target = String(decoding: try JSONEncoder().encode(event.request.target), as: UTF8.self)
+        let audience = String(decoding: try JSONEncoder().encode(event.request.audience), as: UTF8.self)
+        try await transaction { db in
+            try await db.raw("""
+                INSERT INTO events (event_id, app_id, target, audience, state, fan_out_cursor, matched, coalesced, delivered,
+                    failed, pruned, created_at)
+                VALUES (\(bind: event.id), \(bind: event.appId), \(bind: target), \(bind: audience),
+                    \(bind: EventState.accepted.rawValue), NULL, 0, 0, 0, 0, 0, \(bind: event.createdAt.milliseconds))
+                """).run()
+        }
+    }
+
+    public func eventStatus(appId: String, id: String) async throws -> EventStatus? {
+        try await transaction { db in
+            guard let row = try await db.raw("SELECT * FROM events WHERE app_id = \(bind: appId) AND event_id = \(bind: id)").first() else {
+                return nil
+            }
+            var status = EventStatus(
+                state: EventState(rawValue: try row.decode(column: "state", as: String.self)) ?? .accepted,
+                matched: try row.decode(column: "matched", as: Int.self), coalesced: try row.decode(column: "coalesced", as: Int.self),
+                delivered: try row.decode(column: "delivered", as: Int.self), failed: try row.decode(column: "failed", as: Int.self),
+                pruned: try row.decode(column: "pruned", as: Int.self)
+            )
+            if status.state == .delivering, status.pending == 0 { status.state = .done }
+            return status
+        }
+    }
+
+    public func eventsToFanOut(limit: Int) async throws -> [EventRecord] {
+        try await transaction { db in
+            try await db.raw("""
+                SELECT * FROM events WHERE state IN ('accepted', 'fanning-out') ORDER BY created_at, event_id LIMIT \(literal: limit)
+                """).all().map(Self.event)
+        }
+    }
+
+    public func fanOutStep(eventId: String, batchSize: Int, now: Date) async throws -> FanOutStep {
+        try await transaction { db in
+            guard let row = try await db.raw("SELECT * FROM events WHERE event_id = \(bind: eventId)").first() else {
+                return FanOutStep(planned: 0, coalesced: 0, finished: true)
+            }
+            let event = try Self.event(row)
+            guard ["accepted", "fanning-out"].contains(try row.decode(column: "state", as: String.self)) else {
+                return FanOutStep(planned: 0, coalesced: 0, finished: true)
+            }
+            let cursor = try row.decodeNil(column: "fan_out_cursor") ? "" : try row.decode(column: "fan_out_cursor", as: String.self)
+            let page = try await Self.installationPage(db, event: event, after: cursor, limit: batchSize)
+            let candidates = try await Self.candidates(db, event: event, page: page, now: now)
+            let pushes = FanOutPlanner.plan(event.request.target, candidates: candidates)
+            let coalesced = try await Self.enqueue(db, pushes, event: event)
+            let finished = page.count < batchSize
+            try await db.raw("""
+                UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
+                    fan_out_cursor = \(bind: page.last?.id ?? cursor), matched = matched + \(bind: pushes.count),
+                    coalesced = coalesced + \(bind: coalesced)
+                WHERE event_id = \(bind: eventId)
+                """).run()
+            return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished)
+        }
+    }
+
+    private static func event(_ row: any SQLRow) throws -> EventRecord {
+        let decoder = JSONDecoder()
+        let target = try decoder.decode(EventTarget.self, from: Data(try row.decode(column: "target", as: String.self).utf8))
+        let audience = try decoder.decode(Audience.self, from: Data(try row.decode(column: "audience", as: String.self).utf8))
+        return EventRecord(
+            id: try row.decode(column: "event_id", as: String.self), appId: try row.decode(column: "app_id", as: String.self),
+            request: EventRequest(target: target, audience: audience),
+            createdAt: Date(milliseconds: try row.decode(column: "created_at", as: Int64.self))
+        )
+    }
+
+    /// The next installations of the audience, by id, that registered something the target can match.
+    private static func installationPage(
+        _ db: any SQLDatabase, event: EventRecord, after cursor: String, limit: Int
+    ) async throws -> [(id: String, environment: Environment)] {
+        var query: SQLQueryString = "SELECT installation_id, environment FROM installations i WHERE i.app_id = \(bind: event.appId) AND i.installation_id > \(bind: cursor)"
+        switch event.request.audience {
+        case .all: break
+        case .users(let users): query += " AND i.user_id IN (\(binds: users))"
+        case .installations(let ids): query += " AND i.installation_id IN (\(binds: ids))"
+        case .channels(let channels):
+            query += """
+                 AND i.installation_id IN (SELECT installation_id FROM installation_channels
+                    WHERE app_id = \(bind: event.appId) AND channel IN (\(binds: channels)))
+                """
+        }
+        let same = "app_id = i.app_id AND installation_id = i.installation_id"
+        switch event.request.target {
+        case .widgets(let kinds, _):
+            query += " AND EXISTS (SELECT 1 FROM widgets WHERE \(unsafeRaw: same) AND kind IN (\(binds: kinds)))"
+        case .controls(let kinds, _):
+            query += " AND EXISTS (SELECT 1 FROM controls WHERE \(unsafeRaw: same) AND kind IN (\(binds: kinds)))"
+        case .fileProvider(let domain, _):
+            query += " AND EXISTS (SELECT 1 FROM file_provider_domains WHERE \(unsafeRaw: same) AND domain_id = \(bind: domain))"
+        }
+        query += " ORDER BY i.installation_id LIMIT \(literal: limit)"
+        return try await db.raw(query).all().map { row in
+            (try row.decode(column: "installation_id", as: String.self),
+             Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production)
+        }
+    }
+
+    /// The page's registrations that the target can match, as planner input.
+    private static func candidates(
+        _ db: any SQLDatabase, event: EventRecord, page: [(id: String, environment: Environment)], now: Date
+    ) async throws -> [FanOutCandidate] {
+        guard !page.isEmpty else { return [] }
+        let environments = Dictionary(page.map { ($0.id, $0.environment) }, uniquingKeysWith: { first, _ in first })
+        let ids = page.map(\.id)
+        let app = event.appId
+        switch event.request.target {
+        case .controls(let kinds, let filter):
+            let rows = try await db.raw("""
+                SELECT installation_id, kind, configuration, push_token FROM controls
+                WHERE app_id = \(bind: app) AND installation_id IN (\(binds: ids)) AND kind IN (\(binds: kinds))
+                ORDER BY installation_id, position
+                """).all()
+            return try rows.map { row in
+                let id = try row.decode(column: "installation_id", as: String.self)
+                return FanOutCandidate(
+                    installationId: id, environment: environments[id] ?? .production,
+                    token: try row.decode(column: "push_token", as: String.self),
+                    entries: [(try row.decode(column: "kind", as: String.self), try configuration(row, filtered: filter != nil))]
+                )
+            }
+        case .widgets(let kinds, let filter):
+            let rows = try await db.raw("""
+                SELECT t.installation_id, t.push_token, w.kind, w.configuration FROM widget_tokens t
+                JOIN widgets w ON w.app_id = t.app_id AND w.installation_id = t.installation_id
+                WHERE t.app_id = \(bind: app) AND t.installation_id IN (\(binds: ids)) AND w.kind IN (\(binds: kinds))
+                ORDER BY t.installation_id, w.position
+                """).all()
+            var byInstallation: [(id: String, token: String, entries: [(kind: String, configuration: JSONValue)])] = []
+            for row in rows {
+                let id = try row.decode(column: "installation_id", as: String.self)
+                let entry = (try row.decode(column: "kind", as: String.self), try configuration(row, filtered: filter != nil))
+                if byInstallation.last?.id == id {
+                    byInstallation[byInstallation.count - 1].entries.append(entry)
+                } else {
+                    byInstallation.append((id, try row.decode(column: "push_token", as: String.self), [entry]))
+                }
+            }
+            return byInstallation.map {
+                FanOutCandidate(installationId: $0.id, environment: environments[$0.id] ?? .production, token: $0.token, entries: $0.entries)
+            }
+        case .fileProvider(let domain, let container):
+            let rows = try await db.raw("""
+                SELECT t.installation_id, t.push_token, d.replicated FROM file_provider_tokens t
+                JOIN file_provider_domains d ON d.app_id = t.app_id AND d.installation_id = t.installation_id
+                WHERE t.app_id = \(bind: app) AND t.installation_id IN (\(binds: ids)) AND d.domain_id = \(bind: domain)
+                ORDER BY t.installation_id
+                """).all()
+            let live = Set(try await db.raw("""
+                SELECT installation_id FROM enumerators WHERE app_id = \(bind: app) AND installation_id IN (\(binds: ids))
+                    AND domain_id = \(bind: domain) AND container_id = \(bind: container) AND expires_at > \(bind: now.milliseconds)
+                """).all().map { try $0.decode(column: "installation_id", as: String.self) })
+            return try rows.map { row in
+                let id = try row.decode(column: "installation_id", as: String.self)
+                return FanOutCandidate(
+                    installationId: id, environment: environments[id] ?? .production,
+                    token: try row.decode(column: "push_token", as: String.self),
+                    domain: FileProviderDomain(id: domain, replicated: try row.decode(column: "replicated", as: Int.self) != 0),
+                    liveContainers: live.contains(id) ? [container] : []
+                )
+            }
+        }
+    }
+
+    /// A registration's configuration; parsed only when the event filters on it.
+    private static func configuration(_ row: any SQLRow, filtered: Bool) throws -> JSONValue {
+        guard filtered else { return .object([:]) }
+        return try JSONDecoder().decode(JSONValue.self, from: Data(try row.decode(column: "configuration", as: String.self).utf8))
+    }
+
+    /// Inserts the pushes; one already pending for the same token and payload absorbs the new one.
+    /// - Returns: how many were absorbed.
+    private static func enqueue(_ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord) async throws -> Int {
+        var coalesced = 0
+        for chunk in pushes.chunked(200) {
+            var values: [SQLQueryString] = []
+            var ids: [String: PlannedPush] = [:]
+            for push in chunk {
+                let id = UUID().uuidString.lowercased()
+                ids[id] = push
+                values.append("""
+                    (\(bind: id), \(bind: event.appId), \(bind: event.id), \(bind: push.installationId), \(bind: push.token),
+                    \(bind: push.kind.rawValue), \(bind: push.environment.rawValue), \(bind: push.payload), 'pending', 0,
+                    \(bind: event.createdAt.milliseconds), \(bind: event.createdAt.milliseconds))
+                    """)
+            }
+            let inserted = try await db.raw("""
+                INSERT INTO outbox (push_id, app_id, event_id, installation_id, token, kind, environment, payload, state, attempts,
+                    next_attempt_at, event_created_at)
+                VALUES \(values.joined(separator: ", ")) ON CONFLICT DO NOTHING RETURNING push_id
+                """).all().map { try $0.decode(column: "push_id", as: String.self) }
+            for id in inserted { ids[id] = nil }
+            for push in ids.values {
+                coalesced += 1
+                try await db.raw("""
+                    INSERT INTO outbox_absorbed (push_id, event_id, app_id)
+                    SELECT push_id, \(bind: event.id), app_id FROM outbox
+                    WHERE app_id = \(bind: event.appId) AND token = \(bind: push.token) AND payload = \(bind: push.payload)
+                        AND state = 'pending'
+                    ON CONFLICT DO NOTHING
+                    """).run()
+            }
+        }
+        return coalesced
+    }
+}
+
+extension Array {
+    /// Consecutive slices of at most `size` elements.
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import SQLKit
+import SignalboxModel
+
+/// The outbox: claiming due pushes, recording their results, pruning dead tokens.
+extension SQLRegistryStore {
+    public func releaseClaims() async throws {
+        try await transaction { db in
+            let rows = try await db.raw("SELECT * FROM outbox WHERE state = 'sending'").all()
+            for push in try rows.map(Self.push) {
+                try await Self.returnToPending(db, push, at: Date(milliseconds: 0), usedAttempt: false)
+            }
+        }
+    }
+
+    public func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
+        try await transaction { db in
+            var query: SQLQueryString = "SELECT * FROM outbox WHERE state = 'pending' AND next_attempt_at <= \(bind: now.milliseconds)"
+            if !pausedApps.isEmpty { query += " AND app_id NOT IN (\(binds: Array(pausedApps)))" }
+            query += " ORDER BY next_attempt_at LIMIT \(literal: limit)"
+            let pushes = try await db.raw(query).all().map(Self.push)
+            for chunk in pushes.map(\.id).chunked(500) {
+                try await db.raw("UPDATE outbox SET state = 'sending' WHERE push_id IN (\(binds: Array(chunk)))").run()
+            }
+            return pushes
+        }
+    }
+
+    public func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary {
+        try await transaction { db in
+            var summary = CompletionSummary()
+            var credits: [(push: OutboxPush, column: String)] = []
+            for completion in completions {
+                let push = completion.push
+                switch completion.result {
+                case .delivered: credits.append((push, "delivered"))
+                case .failed: credits.append((push, "failed"))
+                case .retry(let at): try await Self.returnToPending(db, push, at: at, usedAttempt: true)
+                case .postpone(let at): try await Self.returnToPending(db, push, at: at, usedAttempt: false)
+                case .prune(let since, _):
+                    if try await Self.pruneIfRegisteredBefore(db, appId: push.appId, token: push.token, since: since) {
+                        summary.tokensPruned += 1
+                        credits.append((push, "pruned"))
+                    } else {
+                        credits.append((push, "failed"))
+                    }
+                case .suspect:
+                    if try await Self.strike(db, appId: push.appId, token: push.token) {
+                        summary.tokensPruned += 1
+                        credits.append((push, "pruned"))
+                    } else {
+                        credits.append((push, "failed"))
+                    }
+                }
+            }
+            try await Self.finish(db, credits)
+            return summary
+        }
+    }
+
+    public func nextDueDate(pausedApps: Set<String>) async throws -> Date? {
+        try await transaction { db in
+            var query: SQLQueryString = "SELECT MIN(next_attempt_at) AS due FROM outbox WHERE state = 'pending'"
+            if !pausedApps.isEmpty { query += " AND app_id NOT IN (\(binds: Array(pausedApps)))" }
+            guard let row = try await db.raw(query).first(), try !row.decodeNil(column: "due") else { return nil }
+            return Date(milliseconds: try row.decode(column: "due", as: Int64.self))
+        }
+    }
+
+    public func outboxDepth() async throws -> Int {
+        try await transaction { db in
+            try await db.raw("SELECT COUNT(*) AS n FROM outbox").first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    private static func push(_ row: any SQLRow) throws -> OutboxPush {
+        OutboxPush(
+            id: try row.decode(column: "push_id", as: String.self), appId: try row.decode(column: "app_id", as: String.self),
+            eventId: try row.decode(column: "event_id", as: String.self),
+            installationId: try row.decode(column: "installation_id", as: String.self),
+            token: try row.decode(column: "token", as: String.self),
+            kind: PushKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .controls,
+            environment: Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production,
+            payload: try row.decode(column: "payload", as: String.self), attempts: try row.decode(column: "attempts", as: Int.self),
+            eventCreatedAt: Date(milliseconds: try row.decode(column: "event_created_at", as: Int64.self))
+        )
+    }
+
+    /// Makes a claimed push pending again; if a newer push for the same token and payload is already
+    /// pending, that one carries this push's events instead.
+    private static func returnToPending(_ db: any SQLDatabase, _ push: OutboxPush, at: Date, usedAttempt: Bool) async throws {
+        let twin = try await db.raw("""
+            SELECT push_id FROM outbox WHERE app_id = \(bind: push.appId) AND token = \(bind: push.token)
+                AND payload = \(bind: push.payload) AND state = 'pending'
+            """).first()?.decode(column: "push_id", as: String.self)
+        guard let twin else {
+            try await db.raw("""
+                UPDATE outbox SET state = 'pending', next_attempt_at = \(bind: at.milliseconds),
+                    attempts = attempts + \(literal: usedAttempt ? 1 : 0)
+                WHERE push_id = \(bind: push.id)
+                """).run()
+            return
+        }
+        try await db.raw("""
+            INSERT INTO outbox_absorbed (push_id, event_id, app_id)
+            SELECT \(bind: twin), event_id, app_id FROM outbox_absorbed WHERE push_id = \(bind: push.id)
+            UNION SELECT \(bind: twin), \(bind: push.eventId), \(bind: push.appId)
+            ON CONFLICT DO NOTHING
+            """).run()
+        try await db.raw("DELETE FROM outbox_absorbed WHERE push_id = \(bind: push.id)").run()
+        try await db.raw("DELETE FROM outbox WHERE push_id = \(bind: push.id)").run()
+    }
+
+    /// Removes finished pushes and adds their outcome to the counters of every event they carry.
+    private static func finish(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, column: String)]) async throws {
+        guard !credits.isEmpty else { return }
+        var counts: [String: [String: Int]] = [:]  // column → event → count
+        for chunk in credits.chunked(500) {
+            let ids = chunk.map(\.push.id)
+            var column: [String: String] = [:]
+            for credit in chunk {
+                column[credit.push.id] = credit.column
+                counts[credit.column, default: [:]][credit.push.eventId, default: 0] += 1
+            }
+            let absorbed = try await db.raw("SELECT push_id, event_id FROM outbox_absorbed WHERE push_id IN (\(binds: ids))").all()
+            for row in absorbed {
+                let pushId = try row.decode(column: "push_id", as: String.self)
+                guard let name = column[pushId] else { continue }
+                counts[name, default: [:]][try row.decode(column: "event_id", as: String.self), default: 0] += 1
+            }
+            if !absorbed.isEmpty { try await db.raw("DELETE FROM outbox_absorbed WHERE push_id IN (\(binds: ids))").run() }
+            try await db.raw("DELETE FROM outbox WHERE push_id IN (\(binds: ids))").run()
+        }
+        for (name, events) in counts {
+            for (event, count) in events {
+                try await db.raw("UPDATE events SET \(ident: name) = \(ident: name) + \(bind: count) WHERE event_id = \(bind: event)").run()
+            }
+        }
+    }
+
+    /// 410: removes the token if no registration holding it was renewed at or after `since`.
+    private static func pruneIfRegisteredBefore(_ db: any SQLDatabase, appId: String, token: String, since: Date?) async throws -> Bool {
+        if let since {
+            let renewed = try await db.raw("""
+                SELECT 1 AS live FROM widget_tokens WHERE app_id = \(bind: appId) AND push_token = \(bind: token)
+                    AND token_seen_at >= \(bind: since.milliseconds)
+                UNION SELECT 1 FROM controls WHERE app_id = \(bind: appId) AND push_token = \(bind: token)
+                    AND token_seen_at >= \(bind: since.milliseconds)
+                UNION SELECT 1 FROM file_provider_tokens WHERE app_id = \(bind: appId) AND push_token = \(bind: token)
+                    AND token_seen_at >= \(bind: since.milliseconds)
+                """).first()
+            if renewed != nil { return false }
+        }
+        return try await deleteToken(db, appId: appId, token: token)
+    }
+
+    /// `BadDeviceToken` / `DeviceTokenNotForTopic`: the second strike removes the token.
+    private static func strike(_ db: any SQLDatabase, appId: String, token: String) async throws -> Bool {
+        try await db.raw("""
+            INSERT INTO suspect_tokens (app_id, token, strikes) VALUES (\(bind: appId), \(bind: token), 1)
+            ON CONFLICT (app_id, token) DO UPDATE SET strikes = suspect_tokens.strikes + 1
+            """).run()
+        let strikes = try await db.raw("SELECT strikes FROM suspect_tokens WHERE app_id = \(bind: appId) AND token = \(bind: token)")
+            .first()?.decode(column: "strikes", as: Int.self) ?? 0
+        guard strikes >= 2 else { return false }
+        try await db.raw("DELETE FROM suspect_tokens WHERE app_id = \(bind: appId) AND token = \(bind: token)").run()
+        return try await deleteToken(db, appId: appId, token: token)
+    }
+
+    /// Removes the token from every registration that holds it. - Returns: whether any held it.
+    private static func deleteToken(_ db: any SQLDatabase, appId: String, token: String) async throws -> Bool {
+        let holders: SQLQueryString = "app_id = \(bind: appId) AND push_token = \(bind: token)"
+        let held = try await db.raw("""
+            SELECT 1 AS held FROM widget_tokens WHERE \(holders) UNION SELECT 1 FROM controls WHERE \(holders)
+            UNION SELECT 1 FROM file_provider_tokens WHERE \(holders)
+            """).first() != nil
+        for (table, owner) in [("widgets", "widget_tokens"), ("file_provider_domains", "file_provider_tokens"), ("enumerators", "file_provider_tokens")] {
+            try await db.raw("""
+                DELETE FROM \(ident: table) WHERE app_id = \(bind: appId)
+                    AND installation_id IN (SELECT installation_id FROM \(ident: owner) WHERE \(holders))
+                """).run()
+        }
+        for table in ["widget_tokens", "controls", "file_provider_tokens"] {
+            try await db.raw("DELETE FROM \(ident: table) WHERE \(holders)").run()
+        }
+        return held
+    }
+}

@@ -134,6 +134,7 @@ let package = Package(
             name: "SignalboxServerTests",
             dependencies: [
                 "SignalboxModel", "SignalboxAPI", "SignalboxStore", "SignalboxServer",
+                "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

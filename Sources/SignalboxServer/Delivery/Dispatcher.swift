@@ -114,7 +114,7 @@ struct Dispatcher: Service {
             case .suspectToken(let why): return final(push, .suspect(reason: why.rawValue))
             case .rejected(let why): return final(push, .failed(reason: why.rawValue))
             case .credentialsInvalid(let why):
-                let until = now + configuration.credentialsPause.seconds
+                let until = Date() + configuration.credentialsPause.seconds
                 signals.pauses.pause(appId: push.appId, reason: why.rawValue, until: until)
                 logger.error("APNs refused the app's credentials; its sending is paused", metadata: [
                     "app": "\(push.appId)", "reason": "\(why.rawValue)", "until": "\(until)",

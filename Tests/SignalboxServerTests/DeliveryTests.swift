@@ -1,0 +1,179 @@
+import APNsSimulator
+import Foundation
+import Testing
+
+/// Events through the real API, SQLite, fan-out, dispatcher, HTTP/2 + TLS, to the simulator.
+@Suite struct DeliveryTests {
+    static let door = "com.example.garage.door"
+
+    @Test func controlsEventPushesEveryMatchingControlTokenOnce() async throws {
+        try await DeliveryHarness.run { harness in
+            let app = try await harness.api.createApp()
+            try await harness.registerControls(app, installation: "phone", controls: [(Self.door, "north", "a001"), (Self.door, "south", "a002")])
+            try await harness.registerControls(app, installation: "pad", controls: [(Self.door, "north", "b001"), ("com.example.light", "north", "b002")])
+            try await harness.registerControls(app, installation: "elsewhere", channels: ["home:7"], controls: [(Self.door, "north", "c001")])
+            let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"],"configuration":{"door":"north"}}},"audience":{"channels":["home:42"]}}"#)
+            let status = try await harness.waitUntilDone(app, event: event)
+            #expect(status["state"] as? String == "done")
+            #expect(status["matched"] as? Int == 2)
+            #expect(status["delivered"] as? Int == 2)
+            #expect(harness.acceptedTokens == ["a001": 1, "b001": 1])
+            let push = try #require(harness.simulator.acceptedPushes.first)
+            #expect(push.topic == "com.example.garage.push-type.controls")
+            #expect(push.pushType == "controls" && push.priority == 10 && push.expiration == "0")
+            #expect(push.payload == #"{"aps":{"content-changed":true}}"#)
+        }
+    }
+
+    @Test func widgetsEventSendsOnePushPerInstallationWithAMatchingWidget() async throws {
+        try await DeliveryHarness.run { harness in
+            let app = try await harness.api.createApp()
+            let widgets = [
+                ("w1", "u1", #"[{"kind":"Caffeine","family":"systemSmall","configuration":{}},{"kind":"Caffeine","family":"systemLarge","configuration":{}}]"#),
+                ("w2", "u1", #"[{"kind":"Weather","family":"systemSmall","configuration":{}}]"#),
+                ("w3", "u2", #"[{"kind":"Caffeine","family":"systemSmall","configuration":{}}]"#),
+            ]
+            for (index, (installation, user, list)) in widgets.enumerated() {
+                let base = "/v1/apps/\(app.id)/installations/\(installation)"
+                expectStatus(204, try await harness.api.call(.put, base, key: app.serverKey, json: #"{"userId":"\#(user)","channels":[]}"#))
+                expectStatus(204, try await harness.api.call(.put, base + "/widgets", key: app.serverKey, json: #"{"pushToken":"e00\#(index)","widgets":\#(list)}"#))
+            }
+            let event = try await harness.post(app, event: #"{"target":{"widgets":{"kinds":["Caffeine"]}},"audience":{"users":["u1"]}}"#)
+            let status = try await harness.waitUntilDone(app, event: event)
+            #expect(status["delivered"] as? Int == 1)
+            #expect(harness.acceptedTokens == ["e000": 1])
+            #expect(harness.simulator.acceptedPushes.first?.topic == "com.example.garage.push-type.widgets")
+            #expect(harness.simulator.acceptedPushes.first?.priority == nil)
+        }
+    }
+
+    @Test func fileProviderPushesWorkingSetAlwaysOtherContainersOnlyWithALiveEnumerator() async throws {
+        try await DeliveryHarness.run { harness in
+            let app = try await harness.api.createApp()
+            let registrations = [("plain", "f001", false), ("watching", "f002", false), ("replicated", "f003", true)]
+            for (installation, token, replicated) in registrations {
+                let base = "/v1/apps/\(app.id)/installations/\(installation)"
+                expectStatus(204, try await harness.api.call(.put, base, key: app.serverKey, json: #"{"channels":["team"]}"#))
+                expectStatus(204, try await harness.api.call(.put, base + "/file-provider", key: app.serverKey, json: #"{"pushToken":"\#(token)","domains":[{"id":"acct-7","replicated":\#(replicated)}]}"#))
+            }
+            let lease = "/v1/apps/\(app.id)/installations/watching/file-provider/domains/acct-7/enumerators/folder-1"
+            expectStatus(200, try await harness.api.call(.put, lease, key: app.serverKey, json: #"{"leaseSeconds":600}"#))
+
+            let folder = try await harness.post(app, event: #"{"target":{"fileProvider":{"domain":"acct-7","container":"folder-1"}},"audience":{"all":true}}"#)
+            #expect(try await harness.waitUntilDone(app, event: folder)["delivered"] as? Int == 2)
+            let payloads = Dictionary(uniqueKeysWithValues: harness.simulator.acceptedPushes.map { ($0.token, $0.payload) })
+            #expect(payloads == [
+                "f002": #"{"container-identifier":"folder-1","domain":"acct-7"}"#,
+                "f003": #"{"container-identifier":"NSFileProviderWorkingSetContainerItemIdentifier","domain":"acct-7"}"#,
+            ])
+            #expect(harness.simulator.acceptedPushes.allSatisfy { $0.topic == "com.example.garage.pushkit.fileprovider" && $0.priority == 5 })
+
+            harness.simulator.reset()
+            let workingSet = try await harness.post(app, event: #"{"target":{"fileProvider":{"domain":"acct-7","container":"NSFileProviderWorkingSetContainerItemIdentifier"}},"audience":{"channels":["team"]}}"#)
+            #expect(try await harness.waitUntilDone(app, event: workingSet)["delivered"] as? Int == 3)
+            #expect(Set(harness.acceptedTokens.keys) == ["f001", "f002", "f003"])
+        }
+    }
+
+    @Test func anEventArrivingWhileAPushIsPendingIsAbsorbedIntoIt() async throws {
+        try await DeliveryHarness.run(configure: {
+            $0.delivery.retryBase = .milliseconds(800)
+            $0.delivery.retryCap = .milliseconds(800)
+        }) { harness in
+            let app = try await harness.api.createApp()
+            try await harness.registerControls(app, installation: "phone", controls: [(Self.door, "north", "a001")])
+            // The first attempt fails, so the push waits 400–800 ms as pending for its retry.
+            harness.simulator.script([.status(500, reason: "InternalServerError")])
+            let body = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
+            let first = try await harness.post(app, event: body)
+            while harness.simulator.stats.requests == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            try await Task.sleep(for: .milliseconds(100))
+            let second = try await harness.post(app, event: body)
+            let firstStatus = try await harness.waitUntilDone(app, event: first)
+            let secondStatus = try await harness.waitUntilDone(app, event: second)
+            #expect(secondStatus["coalesced"] as? Int == 1)
+            #expect(firstStatus["delivered"] as? Int == 1 && secondStatus["delivered"] as? Int == 1)
+            #expect(harness.acceptedTokens == ["a001": 1])
+        }
+    }
+
+    @Test func a410PrunesOnlyATokenRegisteredBeforeAPNsTimestamp() async throws {
+        try await DeliveryHarness.run { harness in
+            let app = try await harness.api.createApp()
+            try await harness.registerControls(app, installation: "phone", controls: [(Self.door, "north", "a001")])
+            let body = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"installations":["phone"]}}"#
+
+            // APNs learned of the token's end before the app registered it again: keep it.
+            harness.simulator.markUnregistered(token: "a001", at: Date().addingTimeInterval(-3600))
+            let stale = try await harness.waitUntilDone(app, event: try await harness.post(app, event: body))
+            #expect(stale["failed"] as? Int == 1 && stale["pruned"] as? Int == 0)
+            let kept = try await harness.api.call(.get, "/v1/apps/\(app.id)/installations/phone", key: app.serverKey)
+            #expect((kept.json?["controls"] as? [Any])?.count == 1)
+
+            // After the registration: the token is gone.
+            harness.simulator.markUnregistered(token: "a001", at: Date().addingTimeInterval(60))
+            let fresh = try await harness.waitUntilDone(app, event: try await harness.post(app, event: body))
+            #expect(fresh["pruned"] as? Int == 1)
+            let pruned = try await harness.api.call(.get, "/v1/apps/\(app.id)/installations/phone", key: app.serverKey)
+            #expect((pruned.json?["controls"] as? [Any])?.count == 0)
+        }
+    }
+
+    @Test func deviceTokenNotForTopicPrunesOnTheSecondStrike() async throws {
+        try await DeliveryHarness.run { harness in
+            let app = try await harness.api.createApp()
+            try await harness.registerControls(app, installation: "phone", controls: [(Self.door, "north", "a001")])
+            harness.simulator.bind(token: "a001", topic: "com.example.other.push-type.controls")
+            let body = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
+            let first = try await harness.waitUntilDone(app, event: try await harness.post(app, event: body))
+            #expect(first["failed"] as? Int == 1 && first["pruned"] as? Int == 0)
+            let second = try await harness.waitUntilDone(app, event: try await harness.post(app, event: body))
+            #expect(second["pruned"] as? Int == 1)
+            let installation = try await harness.api.call(.get, "/v1/apps/\(app.id)/installations/phone", key: app.serverKey)
+            #expect((installation.json?["controls"] as? [Any])?.count == 0)
+        }
+    }
+
+    @Test func injectedFaultsLoseNoPush() async throws {
+        try await DeliveryHarness.run(simulator: {
+            $0.faults = APNsSimulator.FaultPlan(rates: [
+                (.status(500, reason: "InternalServerError"), 0.05), (.status(429, reason: "TooManyRequests"), 0.05),
+                (.shutdown, 0.01), (.goAway, 0.01), (.reset, 0.01),
+            ], seed: 7)
+        }) { harness in
+            let app = try await harness.api.createApp()
+            var tokens: Set<String> = []
+            for installation in 0..<100 {
+                let controls = (0..<3).map { index in (Self.door, "d\(index)", String(format: "%04x%04x", installation, index)) }
+                tokens.formUnion(controls.map(\.2))
+                try await harness.registerControls(app, installation: "i\(installation)", controls: controls)
+            }
+            let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#)
+            let status = try await harness.waitUntilDone(app, event: event, timeout: .seconds(60))
+            #expect(status["state"] as? String == "done")
+            #expect(status["delivered"] as? Int == 300 && status["failed"] as? Int == 0)
+            #expect(Set(harness.acceptedTokens.keys) == tokens)
+            #expect(harness.simulator.stats.rejected.values.reduce(0, +) > 0, "faults were injected")
+        }
+    }
+
+    @Test func credentialsRefusedPauseTheAppWithoutDroppingPushes() async throws {
+        try await DeliveryHarness.run(configure: { $0.delivery.credentialsPause = .seconds(2) }) { harness in
+            let app = try await harness.api.createApp()
+            try await harness.registerControls(app, installation: "phone", controls: [(Self.door, "north", "a001")])
+            harness.simulator.script([.status(403, reason: "InvalidProviderToken")])
+            let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#)
+            var readiness: [String: Any] = [:]
+            for _ in 0..<400 where (readiness["pausedApps"] as? [Any])?.isEmpty ?? true {
+                readiness = try await harness.api.call(.get, "/readyz", key: nil).json ?? [:]
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(readiness["status"] as? String == "degraded")
+            let paused = try #require((readiness["pausedApps"] as? [[String: Any]])?.first)
+            #expect(paused["appId"] as? String == app.id && paused["reason"] as? String == "InvalidProviderToken")
+            // After the pause the push goes out.
+            let status = try await harness.waitUntilDone(app, event: event)
+            #expect(status["delivered"] as? Int == 1)
+        }
+    }
+}

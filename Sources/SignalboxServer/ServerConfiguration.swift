@@ -25,7 +25,7 @@ public struct ServerConfiguration: Sendable {
 
 extension ServerConfiguration {
     /// Reads `SIGNALBOX_*` environment variables over the defaults: `HOST`, `PORT`, `DATA_DIR`, `ADMIN_KEY`,
-    /// `MASTER_KEY`, `LEASE_SECONDS`.
+    /// `MASTER_KEY`, `LEASE_SECONDS`, `MAX_IN_FLIGHT` (pushes sent at once).
     public mutating func apply(environment: [String: String]) {
         if let value = environment["SIGNALBOX_HOST"] { host = value }
         if let value = environment["SIGNALBOX_PORT"].flatMap(Int.init) { port = value }
@@ -33,5 +33,6 @@ extension ServerConfiguration {
         if let value = environment["SIGNALBOX_ADMIN_KEY"], !value.isEmpty { adminKey = value }
         if let value = environment["SIGNALBOX_MASTER_KEY"], !value.isEmpty { masterKey = value }
         if let value = environment["SIGNALBOX_LEASE_SECONDS"].flatMap(Int.init) { defaultLeaseSeconds = value }
+        if let value = environment["SIGNALBOX_MAX_IN_FLIGHT"].flatMap(Int.init), value > 0 { delivery.maxInFlight = value }
     }
 }

@@ -14,7 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run Signalbox: the registry, its HTTP API, fan-out and delivery to APNs, on embedded SQLite.",
         discussion: """
             Environment: SIGNALBOX_HOST, SIGNALBOX_PORT, SIGNALBOX_DATA_DIR, SIGNALBOX_ADMIN_KEY,
-            SIGNALBOX_MASTER_KEY (base64 of 32 bytes), SIGNALBOX_LEASE_SECONDS, SIGNALBOX_APNS_SIMULATOR=1, LOG_LEVEL.
+            SIGNALBOX_MASTER_KEY (base64 of 32 bytes), SIGNALBOX_LEASE_SECONDS, SIGNALBOX_MAX_IN_FLIGHT,
+            SIGNALBOX_APNS_SIMULATOR=1, LOG_LEVEL.
             Options win. Without an admin or master key, both are generated into the data directory (mode 0600).
             Pushes go to Apple (sandbox or production per installation) unless --apns-simulator (a built-in
             simulator, local mode) or --apns-host/--apns-port/--apns-ca (any APNs double) say otherwise.

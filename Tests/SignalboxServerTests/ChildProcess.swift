@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `signalbox` child process whose output the test reads; killed with SIGKILL or SIGTERM.
+final class ChildProcess: Sendable {
+    private let process: Process
+    private let output = Mutex("")
+
+    /// The `signalbox` executable built beside the test bundle.
+    static var signalbox: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("signalbox").path
+    }
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.signalbox)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        self.process = process
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let chunk = String(decoding: handle.availableData, as: UTF8.self)
+            self?.output.withLock { $0 += chunk }
+        }
+        try process.run()
+    }
+
+    /// Waits for output matching `pattern` and returns its first capture group.
+    func waitFor(_ pattern: String, timeout: Duration = .seconds(30)) async throws -> String {
+        let regex = try NSRegularExpression(pattern: pattern)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let text = output.withLock { $0 }
+            if let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+                let range = Range(match.range(at: match.numberOfRanges > 1 ? 1 : 0), in: text) {
+                return String(text[range])
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ChildProcessError(message: "no output matching \(pattern); output so far:\n\(output.withLock { $0 })")
+    }
+
+    func kill(_ signal: Int32 = SIGKILL) {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+}
+
+struct ChildProcessError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// A minimal JSON-over-HTTP client for a server in another process.
+struct HTTPJSON: Sendable {
+    let base: String
+
+    @discardableResult
+    func call(_ method: String, _ path: String, key: String? = nil, json: String? = nil) async throws -> (status: Int, json: Any?) {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        if let key { request.setValue("Bearer " + key, forHTTPHeaderField: "Authorization") }
+        if let json {
+            request.httpBody = Data(json.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data))
+    }
+}

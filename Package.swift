@@ -108,6 +108,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "SignalboxModelTests", dependencies: ["SignalboxModel", "SignalboxAPI"]),
         .testTarget(
             name: "SignalboxAPNsTests",
             dependencies: ["SignalboxAPNs", .product(name: "Crypto", package: "swift-crypto")]

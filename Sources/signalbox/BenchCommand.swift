@@ -10,7 +10,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run a benchmark and print its figures.",
-        subcommands: [TransportBench.self]
+        subcommands: [TransportBench.self, FanOutBench.self]
     )
 }
 

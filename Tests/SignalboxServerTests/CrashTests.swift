@@ -30,8 +30,13 @@ import Testing
                  "--apns-ca", directory + "/ca.pem"],
                 environment: ["SIGNALBOX_ADMIN_KEY": adminKey, "SIGNALBOX_MAX_IN_FLIGHT": "40"]
             )
-            let port = try await server.waitFor(#"Server started and listening on 127\.0\.0\.1:(\d+)"#)
-            return (server, HTTPJSON(base: "http://127.0.0.1:" + port))
+            do {
+                let port = try await server.waitFor(#"Server started and listening on 127\.0\.0\.1:(\d+)"#)
+                return (server, HTTPJSON(base: "http://127.0.0.1:" + port))
+            } catch {
+                server.kill()
+                throw error
+            }
         }
 
         var (server, api) = try await startServer()

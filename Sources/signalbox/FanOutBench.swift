@@ -1,0 +1,120 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import SignalboxAPNs
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Registers N control installations on a fresh server, posts one event matching all of them, and times
+/// the fan-out until every push is answered by the simulator (a separate process).
+struct FanOutBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fan-out",
+        abstract: "Time one event fanned out to N control tokens: serve + simulate-apns as separate processes."
+    )
+
+    @Option(help: "Control installations (one token each).") var count = 10_000
+    @Option(help: "Registration requests in flight at once.") var concurrency = 32
+    @Option(help: "Port of the server; the simulator takes the next two.") var port = 28080
+    @Option(help: "Write the figures as JSON here.") var json = "bench-fan-out.json"
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-fan-out-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: directory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let privateKey = P256.Signing.PrivateKey()
+        let key = SigningKey(privateKey: privateKey, keyId: "BENCHKEY01", teamId: "BENCHTEAM1")
+        let simulator = try BenchSimulator.start(port: port + 1, key: key)
+        defer { simulator.process.terminate() }
+        let adminKey = "sba_bench-admin"
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        server.arguments = [
+            "serve", "--port", String(port), "--data-dir", directory, "--apns-host", "127.0.0.1", "--apns-port", String(port + 1),
+            "--apns-ca", simulator.caPath,
+        ]
+        server.environment = ProcessInfo.processInfo.environment.merging(["SIGNALBOX_ADMIN_KEY": adminKey, "LOG_LEVEL": "warning"]) { $1 }
+        try server.run()
+        defer { server.terminate() }
+        let api = BenchHTTP(base: "http://127.0.0.1:\(port)")
+        let simulatorAdmin = BenchHTTP(base: "http://127.0.0.1:\(port + 2)")
+        while (try? await api.call("GET", "/healthz")) == nil { try await Task.sleep(for: .milliseconds(50)) }
+
+        let pem = String(decoding: try JSONEncoder().encode(privateKey.pemRepresentation), as: UTF8.self)
+        let app = try await api.call("POST", "/v1/apps", key: adminKey, json: """
+            {"bundleId":"com.example.bench","teamId":"BENCHTEAM1","keyId":"BENCHKEY01","environment":"sandbox","privateKey":\(pem)}
+            """)
+        guard let appId = app["appId"] as? String, let serverKey = app["serverKey"] as? String else { throw ValidationError("app not created: \(app)") }
+
+        let registrationStart = ContinuousClock.now
+        let next = Counter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    while let index = next.take(below: count) {
+                        let base = "/v1/apps/\(appId)/installations/i\(String(format: "%08d", index))"
+                        try await api.call("PUT", base, key: serverKey, json: #"{"channels":["all"]}"#)
+                        let token = String(format: "%064x", index + 1)
+                        try await api.call("PUT", base + "/controls", key: serverKey, json: #"{"controls":[{"kind":"door","configuration":{},"pushToken":"\#(token)"}]}"#)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let registrationSeconds = (ContinuousClock.now - registrationStart).seconds
+
+        let posted = ContinuousClock.now
+        let event = try await api.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#)
+        guard let eventId = event["eventId"] as? String else { throw ValidationError("event not accepted: \(event)") }
+        var firstPush: Duration?
+        var status: [String: Any] = [:]
+        while status["state"] as? String != "done" {
+            if firstPush == nil, (try await simulatorAdmin.call("GET", "/pushes/count")["count"] as? Int ?? 0) > 0 {
+                firstPush = ContinuousClock.now - posted
+            }
+            status = try await api.call("GET", "/v1/apps/\(appId)/events/\(eventId)", key: serverKey)
+            try await Task.sleep(for: .milliseconds(firstPush == nil ? 2 : 50))
+        }
+        let seconds = (ContinuousClock.now - posted).seconds
+        let delivered = status["delivered"] as? Int ?? 0
+        try BenchReport(figures: [
+            ("fan_out.tokens", Double(count), "tokens"),
+            ("fan_out.registration_requests_per_second", Double(2 * count) / registrationSeconds, "requests/s"),
+            ("fan_out.delivered", Double(delivered), "pushes"),
+            ("fan_out.seconds", seconds, "s"),
+            ("fan_out.pushes_per_second", Double(delivered) / seconds, "pushes/s"),
+            ("fan_out.event_to_first_push_ms", (firstPush ?? .zero).seconds * 1000, "ms"),
+            ("fan_out.server_peak_rss_mb", Double(peakRSSKilobytes(pid: server.processIdentifier)) / 1024, "MB"),
+        ]).write(jsonPath: json)
+    }
+
+    /// `VmHWM` of a process, in kB.
+    private func peakRSSKilobytes(pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+}
+
+/// JSON over HTTP/1.1 to the server or the simulator's admin endpoint.
+struct BenchHTTP: Sendable {
+    let base: String
+
+    @discardableResult
+    func call(_ method: String, _ path: String, key: String? = nil, json: String? = nil) async throws -> [String: Any] {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        if let key { request.setValue("Bearer " + key, forHTTPHeaderField: "Authorization") }
+        if let json { request.httpBody = Data(json.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard let status = (response as? HTTPURLResponse)?.statusCode, status < 300 else {
+            throw ValidationError("\(method) \(path): \(String(decoding: data, as: UTF8.self))")
+        }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

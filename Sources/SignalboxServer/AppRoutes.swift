@@ -27,6 +27,7 @@ struct AppRoutes {
             let appId = try context.parameters.require("appId")
             guard try await dependencies.store.deleteApp(id: appId) else { throw APIError.notFound("no app \(appId)") }
             dependencies.sender?.credentials.forget(appId: appId)
+            dependencies.auth.apps.removeAll()
             return Response(status: .noContent)
         }
         apps.post(":appId/server-key") { request, context in
@@ -36,6 +37,7 @@ struct AppRoutes {
             guard try await dependencies.store.updateServerKeyHash(appId: appId, hash: Secret.hash(serverKey)) else {
                 throw APIError.notFound("no app \(appId)")
             }
+            dependencies.auth.apps.removeAll()
             return Response.json(ServerKeyResponse(appId: appId, serverKey: serverKey))
         }
     }

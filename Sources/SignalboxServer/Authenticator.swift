@@ -17,13 +17,13 @@ enum Principal: Sendable, Equatable {
 /// Resolves `Authorization: Bearer …` to a principal; never logs or echoes what it was given.
 struct Authenticator: Sendable {
     let adminKeyHash: [UInt8]
-    let store: any RegistryStore
+    let apps: AppCache
     let secrets: SecretBox
     let now: @Sendable () -> Date
 
     init(adminKey: String, store: any RegistryStore, secrets: SecretBox, now: @escaping @Sendable () -> Date) {
         adminKeyHash = Array(SHA256.hash(data: Data(adminKey.utf8)))
-        self.store = store
+        apps = AppCache(store: store)
         self.secrets = secrets
         self.now = now
     }
@@ -47,7 +47,7 @@ struct Authenticator: Sendable {
             guard deviceAllowed else { throw APIError(.forbidden, "forbidden", "this endpoint needs the app's server key") }
             return .device(appId: appId, userId: userId)
         }
-        guard let app = try await store.app(serverKeyHash: Secret.hash(credential)) else { throw APIError.unauthorized }
+        guard let app = try await apps.app(serverKeyHash: Secret.hash(credential)) else { throw APIError.unauthorized }
         guard app.id == appId else { throw APIError(.forbidden, "forbidden", "this server key belongs to another app") }
         return .server(appId: appId)
     }
@@ -75,7 +75,7 @@ struct Authenticator: Sendable {
         else { throw APIError(.unauthorized, "invalid_token", "the device token is not a well-formed JWT with sub, aud and exp") }
         guard header.alg == "HS256" else { throw APIError(.unauthorized, "invalid_token", "the device token must be signed with HS256") }
         guard claims.aud == appId else { throw APIError(.forbidden, "forbidden", "the device token is for another app") }
-        guard let app = try await store.app(id: appId), let secret = try? secrets.open(app.sealedDeviceSecret) else {
+        guard let app = try await apps.app(id: appId), let secret = try? secrets.open(app.sealedDeviceSecret) else {
             throw APIError(.unauthorized, "invalid_token", "the device token's app is unknown")
         }
         let key = SymmetricKey(data: Data(secret.utf8))

@@ -68,6 +68,8 @@ public final class APNsSimulator: Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(NIOSSLServerHandler(context: sslContext))
                     try sync.addHandler(NIOHTTP2Handler(mode: .server, initialSettings: settings))
+                    // Request bodies use up the receive windows; this gives them back (streams keep the default size).
+                    try sync.addHandler(InboundWindowHandler(connectionWindow: 1 << 20, streamWindow: 65_535))
                     try sync.addHandler(SimulatorConnectionHandler(ledger: ledger, configuration: configuration, logger: logger))
                 }
             }

@@ -46,6 +46,9 @@ final class APNsConnection: @unchecked Sendable {
         self.establishedPromise = eventLoop.makePromise()
     }
 
+    /// The receive window kept open for answers, per stream and per connection.
+    private static let receiveWindow = 1 << 20
+
     /// Opens a connection; the returned connection queues requests until it is established.
     static func connect(
         id: Int, endpoint: HTTP2Transport.Endpoint, tls: NIOSSLContext, group: any EventLoopGroup,
@@ -67,7 +70,7 @@ final class APNsConnection: @unchecked Sendable {
                     var settings = HTTP2Settings()
                     settings.append(HTTP2Setting(parameter: .enablePush, value: 0))
                     settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: 100))
-                    settings.append(HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20))
+                    settings.append(HTTP2Setting(parameter: .initialWindowSize, value: Self.receiveWindow))
                     var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
                     connectionConfiguration.initialSettings = settings
                     // APNs is a trusted peer: a server may legitimately reset every stream after answering
@@ -79,6 +82,10 @@ final class APNsConnection: @unchecked Sendable {
                         mode: .client, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
                     )
                     try channel.pipeline.syncOperations.addHandler(http2)
+                    // Error answers carry bodies: without WINDOW_UPDATEs APNs could send only 64 KiB of them.
+                    try channel.pipeline.syncOperations.addHandler(
+                        InboundWindowHandler(connectionWindow: Self.receiveWindow, streamWindow: Self.receiveWindow)
+                    )
                     let handler = ConnectionHandler(connection: connection, authority: connection.authority)
                     try channel.pipeline.syncOperations.addHandler(handler)
                     connection.attach(channel: channel, handler: handler)

@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "APNsSimulator",
             dependencies: [
-                "SignalboxAPNs",
+                "SignalboxAPNs", "SignalboxAPNsHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import SignalboxAPNsHTTP2
 
 /// An APNs double over real HTTP/2 + TLS that validates requests as APNs does and injects faults.
 ///

@@ -77,17 +77,17 @@ import Testing
 
     @Test func anEventArrivingWhileAPushIsPendingIsAbsorbedIntoIt() async throws {
         try await DeliveryHarness.run(configure: {
-            $0.delivery.retryBase = .milliseconds(800)
-            $0.delivery.retryCap = .milliseconds(800)
+            $0.delivery.retryBase = .seconds(4)
+            $0.delivery.retryCap = .seconds(4)
         }) { harness in
             let app = try await harness.api.createApp()
             try await harness.registerControls(app, installation: "phone", controls: [(Self.door, "north", "a001")])
-            // The first attempt fails, so the push waits 400–800 ms as pending for its retry.
+            // The first attempt fails, so the push waits 2–4 s as pending for its retry.
             harness.simulator.script([.status(500, reason: "InternalServerError")])
             let body = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
             let first = try await harness.post(app, event: body)
             while harness.simulator.stats.requests == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(500))
             let second = try await harness.post(app, event: body)
             let firstStatus = try await harness.waitUntilDone(app, event: first)
             let secondStatus = try await harness.waitUntilDone(app, event: second)

@@ -73,7 +73,6 @@ enum Migrations {
             """,
             "CREATE UNIQUE INDEX outbox_pending ON outbox (app_id, token, payload) WHERE state = 'pending'",
             "CREATE INDEX outbox_due ON outbox (state, next_attempt_at)",
-            "CREATE INDEX outbox_event ON outbox (event_id)",
             """
             CREATE TABLE outbox_absorbed (push_id TEXT NOT NULL, event_id TEXT NOT NULL, app_id TEXT NOT NULL,
                 PRIMARY KEY (push_id, event_id))

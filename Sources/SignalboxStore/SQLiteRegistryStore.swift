@@ -6,7 +6,10 @@ import SQLiteKit
 public enum SQLiteRegistryStore {
     /// Opens (creating if needed) `path`, or an in-memory database for `nil`, and migrates it.
     public static func open(path: String?, logger: Logger) async throws -> SQLRegistryStore {
-        let connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: logger)
+        // SQLiteNIO logs every statement at debug; keep that out of Signalbox's debug log.
+        var sqlLogger = logger
+        sqlLogger.logLevel = max(logger.logLevel, .info)
+        let connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: sqlLogger)
         let database = connection.sql()
         for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"] {
             try await database.raw(SQLQueryString(pragma)).run()

@@ -11,7 +11,8 @@ import FoundationNetworking
 struct FanOutBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fan-out",
-        abstract: "Time one event fanned out to N control tokens: serve + simulate-apns as separate processes."
+        abstract: "Time one event fanned out to N control tokens: serve + simulate-apns as separate processes.",
+        discussion: "SERVER_LOG_LEVEL sets the server's log level (default warning)."
     )
 
     @Option(help: "Control installations (one token each).") var count = 10_000
@@ -34,7 +35,10 @@ struct FanOutBench: AsyncParsableCommand {
             "serve", "--port", String(port), "--data-dir", directory, "--apns-host", "127.0.0.1", "--apns-port", String(port + 1),
             "--apns-ca", simulator.caPath,
         ]
-        server.environment = ProcessInfo.processInfo.environment.merging(["SIGNALBOX_ADMIN_KEY": adminKey, "LOG_LEVEL": "warning"]) { $1 }
+        var environment = ProcessInfo.processInfo.environment
+        environment["SIGNALBOX_ADMIN_KEY"] = adminKey
+        environment["LOG_LEVEL"] = environment["SERVER_LOG_LEVEL"] ?? "warning"
+        server.environment = environment
         try server.run()
         defer { server.terminate() }
         let api = BenchHTTP(base: "http://127.0.0.1:\(port)")

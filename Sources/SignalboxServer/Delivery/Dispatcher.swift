@@ -15,6 +15,7 @@ struct Dispatcher: Service {
     let signals: DeliverySignals
     let configuration: DeliveryConfiguration
     let logger: Logger
+    let metrics = DeliveryMetrics()
 
     func run() async throws {
         try await store.releaseClaims()
@@ -29,7 +30,11 @@ struct Dispatcher: Service {
                     if free > 0 {
                         let paused = Set(signals.pauses.active(at: Date()).keys)
                         do {
+                            let started = ContinuousClock.now
                             claimed = try await store.claimDuePushes(now: Date(), limit: min(free, configuration.claimBatch), pausedApps: paused)
+                            if !claimed.isEmpty {
+                                logger.debug("pushes claimed", metadata: ["count": "\(claimed.count)", "took": "\(ContinuousClock.now - started)"])
+                            }
                         } catch {
                             logger.error("claiming pushes failed", metadata: ["error": "\(error)"])
                         }
@@ -70,8 +75,10 @@ struct Dispatcher: Service {
         guard !completions.isEmpty else { return }
         while true {
             do {
+                let started = ContinuousClock.now
                 let summary = try await store.complete(completions, now: Date())
-                if summary.tokensPruned > 0 { Counter(label: "signalbox_tokens_pruned_total").increment(by: summary.tokensPruned) }
+                logger.debug("results recorded", metadata: ["count": "\(completions.count)", "took": "\(ContinuousClock.now - started)"])
+                if summary.tokensPruned > 0 { metrics.tokensPruned.increment(by: summary.tokensPruned) }
                 return
             } catch {
                 // Unrecorded results stay `sending` and are re-sent after a restart; keep trying meanwhile.
@@ -84,7 +91,7 @@ struct Dispatcher: Service {
 
     private func depthLoop() async {
         while !Task.isCancelled {
-            if let depth = try? await store.outboxDepth() { Gauge(label: "signalbox_outbox_depth").record(depth) }
+            if let depth = try? await store.outboxDepth() { metrics.outboxDepth.record(depth) }
             try? await Task.sleep(for: .seconds(1))
         }
     }
@@ -105,7 +112,7 @@ struct Dispatcher: Service {
                 environment: APNsEnvironment(rawValue: push.environment.rawValue) ?? .production, payload: Array(push.payload.utf8)
             )
             let reason = result.response.reason?.rawValue
-            Counter(label: "signalbox_pushes_total", dimensions: [("type", type.rawValue), ("outcome", result.outcome.name), ("reason", reason ?? "")]).increment()
+            metrics.countPush(type: type.rawValue, outcome: result.outcome.name, reason: reason ?? "")
             switch result.outcome {
             case .delivered: return final(push, .delivered)
             case .retry(let after, _): return retry(hint: after)
@@ -122,7 +129,7 @@ struct Dispatcher: Service {
                 return .postpone(at: until)
             }
         } catch let error as APNsTransportError {
-            Counter(label: "signalbox_pushes_total", dimensions: [("type", type.rawValue), ("outcome", "transport-error"), ("reason", error.code.rawValue)]).increment()
+            metrics.countPush(type: type.rawValue, outcome: "transport-error", reason: error.code.rawValue)
             return retry(hint: nil)
         } catch PushSender.Failure.unknownApp {
             return .failed(reason: "app deleted")
@@ -137,8 +144,7 @@ struct Dispatcher: Service {
 
     /// A final answer: records the event → answer latency.
     private func final(_ push: OutboxPush, _ result: DeliveryResult) -> DeliveryResult {
-        Timer(label: "signalbox_event_to_answer_seconds", preferredDisplayUnit: .seconds)
-            .recordSeconds(max(0, Date().timeIntervalSince(push.eventCreatedAt)))
+        metrics.eventToAnswer.recordSeconds(max(0, Date().timeIntervalSince(push.eventCreatedAt)))
         return result
     }
 }

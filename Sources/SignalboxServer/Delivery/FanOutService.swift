@@ -30,7 +30,11 @@ struct FanOutService: Service {
     private func fanOut(_ event: EventRecord) async throws {
         var planned = 0
         while !Task.isCancelled {
+            let started = ContinuousClock.now
             let step = try await store.fanOutStep(eventId: event.id, batchSize: batchSize, now: Date())
+            logger.debug("fan-out step", metadata: [
+                "event": "\(event.id)", "pushes": "\(step.planned)", "coalesced": "\(step.coalesced)", "took": "\(ContinuousClock.now - started)",
+            ])
             planned += step.planned
             if step.planned > step.coalesced { signals.outbox.signal() }
             if step.finished { break }

@@ -77,6 +77,13 @@ enum Migrations {
             CREATE TABLE outbox_absorbed (push_id TEXT NOT NULL, event_id TEXT NOT NULL, app_id TEXT NOT NULL,
                 PRIMARY KEY (push_id, event_id))
             """,
+            // Fan-out asks "does this installation have a control/widget of these kinds": index the whole question.
+            "DROP INDEX controls_kind",
+            "CREATE INDEX controls_kind ON controls (app_id, kind, installation_id)",
+            "DROP INDEX widgets_kind",
+            "CREATE INDEX widgets_kind ON widgets (app_id, kind, installation_id)",
+            // Channel rows are found by installation too (re-registration, deletion), not only by channel.
+            "CREATE INDEX installation_channels_installation ON installation_channels (app_id, installation_id)",
             "CREATE INDEX widget_tokens_token ON widget_tokens (app_id, push_token)",
             "CREATE INDEX file_provider_tokens_token ON file_provider_tokens (app_id, push_token)",
             """

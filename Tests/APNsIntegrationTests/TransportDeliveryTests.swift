@@ -41,6 +41,30 @@ import Testing
         try await fixture.stop()
     }
 
+    /// More request bodies and error bodies than one 64 KiB HTTP/2 window holds, on one connection: both sides
+    /// must hand the window back with WINDOW_UPDATE, or the connection stalls (it did, after 2,047 pushes).
+    @Test func moreDataThanOneFlowControlWindowKeepsFlowing() async throws {
+        let fixture = try await SimulatorFixture.start(transport: { $0.maxConnectionsPerKey = 1 })
+        _ = try await fixture.send(fixture.push(.controls))
+        // 2,200 pushes of 1 KiB (2.2 MB of request DATA), each refused with a JSON body (77 KB of response DATA).
+        let payload = Array(#"{"aps":{"content-changed":true},"pad":"\#(String(repeating: "x", count: 1000))"}"#.utf8)
+        let pushes = try (0..<2_200).map { _ in
+            let push = try Push(deviceToken: DeviceToken(hex: randomToken()), pushType: .controls, bundleId: SimulatorFixture.bundleId, payload: payload)
+            fixture.simulator.bind(token: push.deviceToken.hex, topic: "com.example.elsewhere.push-type.controls")
+            return push
+        }
+        let outcomes = try await withThrowingTaskGroup(of: PushOutcome.self) { group in
+            // A debug build on a busy machine needs a while for 2,200 pushes; a stall never finishes.
+            let client = APNsClient(transport: fixture.transport, timeout: .seconds(60))
+            for push in pushes { group.addTask { try await client.send(push, environment: .sandbox, tokens: fixture.tokens).outcome } }
+            return try await group.reduce(into: [PushOutcome]()) { $0.append($1) }
+        }
+        #expect(outcomes.count == 2_200)
+        #expect(outcomes.allSatisfy { $0 == .suspectToken(reason: .deviceTokenNotForTopic) })
+        #expect(fixture.simulator.stats.connectionsAccepted == 1)
+        try await fixture.stop()
+    }
+
     @Test func goAwayMidFlightLosesNoPush() async throws {
         let fixture = try await SimulatorFixture.start()
         _ = try await fixture.send(fixture.push(.controls))

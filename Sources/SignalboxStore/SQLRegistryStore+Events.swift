@@ -19,7 +19,7 @@ extension SQLRegistryStore: DeliveryStore {
     }
 
     public func eventStatus(appId: String, id: String) async throws -> EventStatus? {
-        try await transaction { db in
+        try await read { db in
             guard let row = try await db.raw("SELECT * FROM events WHERE app_id = \(bind: appId) AND event_id = \(bind: id)").first() else {
                 return nil
             }
@@ -35,7 +35,7 @@ extension SQLRegistryStore: DeliveryStore {
     }
 
     public func eventsToFanOut(limit: Int) async throws -> [EventRecord] {
-        try await transaction { db in
+        try await read { db in
             try await db.raw("""
                 SELECT * FROM events WHERE state IN ('accepted', 'fanning-out') ORDER BY created_at, event_id LIMIT \(literal: limit)
                 """).all().map(Self.event)

@@ -59,7 +59,7 @@ extension SQLRegistryStore {
     }
 
     public func nextDueDate(pausedApps: Set<String>) async throws -> Date? {
-        try await transaction { db in
+        try await read { db in
             var query: SQLQueryString = "SELECT MIN(next_attempt_at) AS due FROM outbox WHERE state = 'pending'"
             if !pausedApps.isEmpty { query += " AND app_id NOT IN (\(binds: Array(pausedApps)))" }
             guard let row = try await db.raw(query).first(), try !row.decodeNil(column: "due") else { return nil }
@@ -68,7 +68,7 @@ extension SQLRegistryStore {
     }
 
     public func outboxDepth() async throws -> Int {
-        try await transaction { db in
+        try await read { db in
             try await db.raw("SELECT COUNT(*) AS n FROM outbox").first()?.decode(column: "n", as: Int.self) ?? 0
         }
     }

@@ -18,18 +18,17 @@ extension SQLRegistryStore {
                     channels = excluded.channels, environment = excluded.environment, last_seen_at = excluded.last_seen_at
                 """).run()
             guard try current?.decode(column: "channels", as: String.self) != channels else { return }
-            try await db.raw("DELETE FROM installation_channels WHERE app_id = \(bind: appId) AND installation_id = \(bind: installation.id)").run()
-            for channel in installation.channels {
-                try await db.raw("""
-                    INSERT INTO installation_channels (app_id, channel, installation_id)
-                    VALUES (\(bind: appId), \(bind: channel), \(bind: installation.id))
-                    """).run()
+            if current != nil {
+                try await db.raw("DELETE FROM installation_channels WHERE app_id = \(bind: appId) AND installation_id = \(bind: installation.id)").run()
             }
+            guard !installation.channels.isEmpty else { return }
+            let rows = installation.channels.map { channel -> SQLQueryString in "(\(bind: appId), \(bind: channel), \(bind: installation.id))" }
+            try await db.raw("INSERT INTO installation_channels (app_id, channel, installation_id) VALUES \(rows.joined(separator: ", "))").run()
         }
     }
 
     public func installationUser(appId: String, id: String) async throws -> String?? {
-        try await transaction { db in
+        try await read { db in
             guard let row = try await db.raw("""
                 SELECT user_id FROM installations WHERE app_id = \(bind: appId) AND installation_id = \(bind: id)
                 """).first()

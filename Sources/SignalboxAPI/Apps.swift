@@ -85,3 +85,21 @@ public struct ErrorResponse: Sendable, Hashable, Codable {
 
     public init(code: String, message: String) { error = Detail(code: code, message: message) }
 }
+
+/// `PUT /v1/apps/{appId}/delivery` and its answer: per push type (`widgets`, `controls`, `fileprovider`), the
+/// least time between two pushes to one token, in seconds; 0 or absent means no minimum (the default).
+public struct DeliverySettings: Sendable, Hashable, Codable {
+    public var minimumIntervalSeconds: [String: Int]
+
+    public init(minimumIntervalSeconds: [String: Int]) {
+        self.minimumIntervalSeconds = minimumIntervalSeconds
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case minimumIntervalSeconds }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        minimumIntervalSeconds = try container.decode([String: Int].self, forKey: .minimumIntervalSeconds)
+    }
+}

@@ -37,3 +37,20 @@ extension Validate {
         return request
     }
 }
+
+extension Validate {
+    /// Minimum intervals per push type: known types only, 0 (off) to one day.
+    public static func pushIntervals(_ values: [String: Int]) throws(ValidationError) -> [PushKind: Int] {
+        var intervals: [PushKind: Int] = [:]
+        for (name, seconds) in values {
+            guard let kind = PushKind(rawValue: name) else {
+                throw ValidationError(field: "minimumIntervalSeconds.\(name)", "must be one of widgets, controls, fileprovider")
+            }
+            guard (0...86_400).contains(seconds) else {
+                throw ValidationError(field: "minimumIntervalSeconds.\(name)", "must be between 0 and 86400 seconds")
+            }
+            intervals[kind] = seconds
+        }
+        return intervals
+    }
+}

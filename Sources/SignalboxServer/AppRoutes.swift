@@ -30,6 +30,21 @@ struct AppRoutes {
             dependencies.auth.apps.removeAll()
             return Response(status: .noContent)
         }
+        apps.get(":appId/delivery") { request, context in
+            try dependencies.auth.requireAdmin(request)
+            let appId = try context.parameters.require("appId")
+            guard try await dependencies.auth.apps.app(id: appId) != nil else { throw APIError.notFound("no app \(appId)") }
+            return Response.json(Self.settings(try await dependencies.store.pushIntervals(appId: appId)))
+        }
+        apps.put(":appId/delivery") { request, context in
+            try dependencies.auth.requireAdmin(request)
+            let appId = try context.parameters.require("appId")
+            var request = request
+            let body = try await request.decodeJSON(DeliverySettings.self, limit: dependencies.configuration.bodyLimit)
+            let intervals = try Validate.pushIntervals(body.minimumIntervalSeconds)
+            try await dependencies.store.setPushIntervals(appId: appId, intervals)
+            return Response.json(Self.settings(intervals))
+        }
         apps.post(":appId/server-key") { request, context in
             try dependencies.auth.requireAdmin(request)
             let appId = try context.parameters.require("appId")
@@ -65,6 +80,10 @@ struct AppRoutes {
         )
         try await dependencies.store.createApp(app)
         return Response.json(AppCreatedResponse(app: Self.response(app), serverKey: serverKey, deviceSecret: deviceSecret), status: .created)
+    }
+
+    static func settings(_ intervals: [PushKind: Int]) -> DeliverySettings {
+        DeliverySettings(minimumIntervalSeconds: Dictionary(uniqueKeysWithValues: PushKind.allCases.map { ($0.rawValue, intervals[$0] ?? 0) }))
     }
 
     /// Which request field a `SigningKey` complaint is about.

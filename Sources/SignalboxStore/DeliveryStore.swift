@@ -4,6 +4,11 @@ import SignalboxModel
 /// Storage of events and the outbox: durable fan-out and delivery. Every step is one transaction, so a
 /// crash at any point leaves either the step's whole effect or none of it.
 public protocol DeliveryStore: Sendable {
+    /// Per push type, the least seconds between two pushes to one token (absent: no minimum).
+    func pushIntervals(appId: String) async throws -> [PushKind: Int]
+    /// Replaces the app's minimum intervals. - Throws: `StoreError.notFound` for an unknown app.
+    func setPushIntervals(appId: String, _ intervals: [PushKind: Int]) async throws
+
     /// Stores an accepted event (state `accepted`).
     func createEvent(_ event: EventRecord) async throws
     func eventStatus(appId: String, id: String) async throws -> EventStatus?

@@ -86,6 +86,11 @@ enum Migrations {
             "CREATE INDEX installation_channels_installation ON installation_channels (app_id, installation_id)",
             "CREATE INDEX widget_tokens_token ON widget_tokens (app_id, push_token)",
             "CREATE INDEX file_provider_tokens_token ON file_provider_tokens (app_id, push_token)",
+            "CREATE TABLE push_intervals (app_id TEXT NOT NULL, kind TEXT NOT NULL, seconds INTEGER NOT NULL, PRIMARY KEY (app_id, kind))",
+            """
+            CREATE TABLE token_last_sent (
+                app_id TEXT NOT NULL, token TEXT NOT NULL, kind TEXT NOT NULL, sent_at BIGINT NOT NULL, PRIMARY KEY (app_id, token, kind))
+            """,
             """
             CREATE TABLE suspect_tokens (
                 app_id TEXT NOT NULL, token TEXT NOT NULL, strikes INTEGER NOT NULL, PRIMARY KEY (app_id, token))
@@ -94,7 +99,7 @@ enum Migrations {
     ]
 
     /// Tables that hang off an app besides installations.
-    static let appTables = ["events", "outbox", "outbox_absorbed", "suspect_tokens"]
+    static let appTables = ["events", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent"]
 
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [

@@ -55,7 +55,8 @@ extension SQLRegistryStore: DeliveryStore {
             let page = try await Self.installationPage(db, event: event, after: cursor, limit: batchSize)
             let candidates = try await Self.candidates(db, event: event, page: page, now: now)
             let pushes = FanOutPlanner.plan(event.request.target, candidates: candidates)
-            let coalesced = try await Self.enqueue(db, pushes, event: event)
+            let intervals = pushes.isEmpty ? [:] : try await Self.intervals(db, appId: event.appId)
+            let coalesced = try await Self.enqueue(db, pushes, event: event, intervals: intervals)
             let finished = page.count < batchSize
             try await db.raw("""
                 UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
@@ -185,18 +186,27 @@ extension SQLRegistryStore: DeliveryStore {
 
     /// Inserts the pushes; one already pending for the same token and payload absorbs the new one.
     /// - Returns: how many were absorbed.
-    private static func enqueue(_ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord) async throws -> Int {
+    /// A push waits until its token's minimum interval (if the app set one for its kind) has passed.
+    private static func enqueue(
+        _ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord, intervals: [PushKind: Int]
+    ) async throws -> Int {
         var coalesced = 0
         for chunk in pushes.chunked(200) {
             var values: [SQLQueryString] = []
             var ids: [String: PlannedPush] = [:]
+            var earliest: [String: Int64] = [:]
+            for kind in Set(chunk.map(\.kind)) {
+                let tokens = chunk.filter { $0.kind == kind }.map(\.token)
+                earliest.merge(try await Self.earliest(db, appId: event.appId, kind: kind, tokens: tokens, interval: intervals[kind] ?? 0)) { max($0, $1) }
+            }
             for push in chunk {
                 let id = UUID().uuidString.lowercased()
                 ids[id] = push
+                let due = max(event.createdAt.milliseconds, earliest[push.token] ?? 0)
                 values.append("""
                     (\(bind: id), \(bind: event.appId), \(bind: event.id), \(bind: push.installationId), \(bind: push.token),
                     \(bind: push.kind.rawValue), \(bind: push.environment.rawValue), \(bind: push.payload), 'pending', 0,
-                    \(bind: event.createdAt.milliseconds), \(bind: event.createdAt.milliseconds))
+                    \(bind: due), \(bind: event.createdAt.milliseconds))
                     """)
             }
             let inserted = try await db.raw("""

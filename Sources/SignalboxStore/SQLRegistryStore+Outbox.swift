@@ -54,6 +54,7 @@ extension SQLRegistryStore {
                 }
             }
             try await Self.finish(db, credits)
+            try await Self.recordSent(db, credits.filter { $0.column == "delivered" }.map(\.push), now: now)
             return summary
         }
     }

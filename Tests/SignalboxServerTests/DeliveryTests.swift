@@ -97,6 +97,33 @@ import Testing
         }
     }
 
+    @Test func aMinimumIntervalHoldsTheNextPushAndAbsorbsEventsMeanwhile() async throws {
+        try await DeliveryHarness.run { harness in
+            let app = try await harness.api.createApp()
+            let settings = "/v1/apps/\(app.id)/delivery"
+            let rejected = try await harness.api.call(.put, settings, key: Harness.adminKey, json: #"{"minimumIntervalSeconds":{"voip":5}}"#)
+            #expect(rejected.status == 400 && rejected.errorCode == "invalid_field")
+            let saved = try await harness.api.call(.put, settings, key: Harness.adminKey, json: #"{"minimumIntervalSeconds":{"widgets":2}}"#)
+            #expect((saved.json?["minimumIntervalSeconds"] as? [String: Int]) == ["widgets": 2, "controls": 0, "fileprovider": 0])
+            let base = "/v1/apps/\(app.id)/installations/w1"
+            expectStatus(204, try await harness.api.call(.put, base, key: app.serverKey, json: #"{"channels":[]}"#))
+            expectStatus(204, try await harness.api.call(.put, base + "/widgets", key: app.serverKey, json: #"{"pushToken":"e001","widgets":[{"kind":"Caffeine","family":"systemSmall","configuration":{}}]}"#))
+            let body = #"{"target":{"widgets":{"kinds":["Caffeine"]}},"audience":{"all":true}}"#
+
+            _ = try await harness.waitUntilDone(app, event: try await harness.post(app, event: body))
+            let held = try await harness.post(app, event: body)
+            try await Task.sleep(for: .milliseconds(300))
+            let absorbed = try await harness.post(app, event: body)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(harness.acceptedTokens == ["e001": 1], "the second push waits for the interval")
+            #expect(try await harness.waitUntilDone(app, event: held)["delivered"] as? Int == 1)
+            #expect(try await harness.waitUntilDone(app, event: absorbed)["coalesced"] as? Int == 1)
+            #expect(harness.acceptedTokens == ["e001": 2])
+            let pushes = harness.simulator.acceptedPushes.map(\.receivedAt)
+            #expect(pushes[1].timeIntervalSince(pushes[0]) >= 1.9)
+        }
+    }
+
     @Test func a410PrunesOnlyATokenRegisteredBeforeAPNsTimestamp() async throws {
         try await DeliveryHarness.run { harness in
             let app = try await harness.api.createApp()

@@ -161,6 +161,23 @@ import Testing
         }
     }
 
+    @Test func tokensAreNotPrunedWhenNearlyAllOfAnAppsTokensAreRefused() async throws {
+        try await DeliveryHarness.run { harness in
+            let app = try await harness.api.createApp()
+            let tokens = (0..<30).map { String(format: "%04x", $0) }
+            for token in tokens {
+                // As if the app's bundle id were wrong: every token belongs to another topic.
+                harness.simulator.bind(token: token, topic: "com.example.other.push-type.controls")
+                try await harness.registerControls(app, installation: "i\(token)", controls: [(Self.door, "north", token)])
+            }
+            let body = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
+            for _ in 0..<2 {
+                let status = try await harness.waitUntilDone(app, event: try await harness.post(app, event: body))
+                #expect(status["failed"] as? Int == 30 && status["pruned"] as? Int == 0)
+            }
+        }
+    }
+
     @Test func injectedFaultsLoseNoPush() async throws {
         try await DeliveryHarness.run(simulator: {
             $0.faults = APNsSimulator.FaultPlan(rates: [

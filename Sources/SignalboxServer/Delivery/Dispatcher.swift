@@ -16,6 +16,7 @@ struct Dispatcher: Service {
     let configuration: DeliveryConfiguration
     let logger: Logger
     let metrics = DeliveryMetrics()
+    let recentAnswers = RecentAnswers()
 
     func run() async throws {
         try await store.releaseClaims()
@@ -71,8 +72,9 @@ struct Dispatcher: Service {
         }
     }
 
-    private func record(_ completions: [PushCompletion]) async {
-        guard !completions.isEmpty else { return }
+    private func record(_ results: [PushCompletion]) async {
+        guard !results.isEmpty else { return }
+        let completions = sparingSuspects(results)
         while true {
             do {
                 let started = ContinuousClock.now
@@ -86,6 +88,26 @@ struct Dispatcher: Service {
                 try? await Task.sleep(for: .seconds(1))
                 if Task.isCancelled { return }
             }
+        }
+    }
+
+    /// `apns.md` §2.5: when nearly every recent answer for an app is `BadDeviceToken` / `DeviceTokenNotForTopic`,
+    /// the app's environment or topic is wrong, not its tokens: fail those pushes without a strike toward pruning.
+    func sparingSuspects(_ completions: [PushCompletion]) -> [PushCompletion] {
+        var warned: Set<String> = []
+        return completions.map { completion in
+            let app = completion.push.appId
+            guard case .suspect(let reason) = completion.result else {
+                recentAnswers.record(app: app, suspect: false)
+                return completion
+            }
+            guard recentAnswers.record(app: app, suspect: true) else { return completion }
+            if warned.insert(app).inserted {
+                logger.error("APNs refuses nearly every token of the app; check its environment and bundle id (no token pruned)", metadata: [
+                    "app": "\(app)", "reason": "\(reason)",
+                ])
+            }
+            return PushCompletion(push: completion.push, result: .failed(reason: reason))
         }
     }
 
@@ -146,28 +168,5 @@ struct Dispatcher: Service {
     private func final(_ push: OutboxPush, _ result: DeliveryResult) -> DeliveryResult {
         metrics.eventToAnswer.recordSeconds(max(0, Date().timeIntervalSince(push.eventCreatedAt)))
         return result
-    }
-}
-
-/// Pushes being sent, and results waiting to be recorded.
-final class ResultBuffer: Sendable {
-    private let state = Mutex<(inFlight: Int, results: [PushCompletion])>((0, []))
-
-    var inFlight: Int { state.withLock { $0.inFlight } }
-
-    func started(_ count: Int) { state.withLock { $0.inFlight += count } }
-
-    func finished(_ completion: PushCompletion) {
-        state.withLock { state in
-            state.inFlight -= 1
-            state.results.append(completion)
-        }
-    }
-
-    func take() -> [PushCompletion] {
-        state.withLock { state in
-            defer { state.results = [] }
-            return state.results
-        }
     }
 }

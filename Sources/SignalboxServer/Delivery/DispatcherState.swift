@@ -1,0 +1,42 @@
+import SignalboxModel
+import Synchronization
+
+/// Pushes being sent, and results waiting to be recorded.
+final class ResultBuffer: Sendable {
+    private let state = Mutex<(inFlight: Int, results: [PushCompletion])>((0, []))
+
+    var inFlight: Int { state.withLock { $0.inFlight } }
+
+    func started(_ count: Int) { state.withLock { $0.inFlight += count } }
+
+    func finished(_ completion: PushCompletion) {
+        state.withLock { state in
+            state.inFlight -= 1
+            state.results.append(completion)
+        }
+    }
+
+    func take() -> [PushCompletion] {
+        state.withLock { state in
+            defer { state.results = [] }
+            return state.results
+        }
+    }
+}
+
+/// The last 50 answers per app, to tell a misconfigured app (nearly all tokens refused) from dead tokens.
+final class RecentAnswers: Sendable {
+    private let windows = Mutex<[String: [Bool]]>([:])
+
+    /// Adds an answer. - Returns: whether the app's window (at least 10 answers) is 90 % or more suspect.
+    @discardableResult
+    func record(app: String, suspect: Bool) -> Bool {
+        windows.withLock { windows in
+            var window = windows[app, default: []]
+            window.append(suspect)
+            if window.count > 50 { window.removeFirst(window.count - 50) }
+            windows[app] = window
+            return window.count >= 10 && Double(window.filter { $0 }.count) >= 0.9 * Double(window.count)
+        }
+    }
+}

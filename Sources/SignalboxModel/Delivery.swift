@@ -75,10 +75,12 @@ public struct OutboxPush: Sendable, Hashable {
     public var attempts: Int
     /// When the (first) event behind it was accepted.
     public var eventCreatedAt: Date
+    /// Whether later events were absorbed into it (their counters follow its outcome too).
+    public var carriesAbsorbedEvents: Bool
 
     public init(
         id: String, appId: String, eventId: String, installationId: String, token: String, kind: PushKind, environment: Environment,
-        payload: String, attempts: Int, eventCreatedAt: Date
+        payload: String, attempts: Int, eventCreatedAt: Date, carriesAbsorbedEvents: Bool = false
     ) {
         self.id = id
         self.appId = appId
@@ -90,6 +92,7 @@ public struct OutboxPush: Sendable, Hashable {
         self.payload = payload
         self.attempts = attempts
         self.eventCreatedAt = eventCreatedAt
+        self.carriesAbsorbedEvents = carriesAbsorbedEvents
     }
 }
 

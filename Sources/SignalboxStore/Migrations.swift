@@ -69,7 +69,7 @@ enum Migrations {
                 push_id TEXT PRIMARY KEY, app_id TEXT NOT NULL, event_id TEXT NOT NULL, installation_id TEXT NOT NULL,
                 token TEXT NOT NULL, kind TEXT NOT NULL, environment TEXT NOT NULL, payload TEXT NOT NULL,
                 state TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL,
-                event_created_at BIGINT NOT NULL)
+                event_created_at BIGINT NOT NULL, absorbed INTEGER NOT NULL DEFAULT 0)
             """,
             "CREATE UNIQUE INDEX outbox_pending ON outbox (app_id, token, payload) WHERE state = 'pending'",
             "CREATE INDEX outbox_due ON outbox (state, next_attempt_at)",

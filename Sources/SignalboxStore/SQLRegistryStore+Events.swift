@@ -224,6 +224,10 @@ extension SQLRegistryStore: DeliveryStore {
                         AND state = 'pending'
                     ON CONFLICT DO NOTHING
                     """).run()
+                try await db.raw("""
+                    UPDATE outbox SET absorbed = 1 WHERE app_id = \(bind: event.appId) AND token = \(bind: push.token)
+                        AND payload = \(bind: push.payload) AND state = 'pending'
+                    """).run()
             }
         }
         return coalesced

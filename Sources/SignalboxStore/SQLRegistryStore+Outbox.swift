@@ -14,15 +14,12 @@ extension SQLRegistryStore {
     }
 
     public func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
-        try await transaction { db in
-            var query: SQLQueryString = "SELECT * FROM outbox WHERE state = 'pending' AND next_attempt_at <= \(bind: now.milliseconds)"
-            if !pausedApps.isEmpty { query += " AND app_id NOT IN (\(binds: Array(pausedApps)))" }
-            query += " ORDER BY next_attempt_at LIMIT \(literal: limit)"
-            let pushes = try await db.raw(query).all().map(Self.push)
-            for chunk in pushes.map(\.id).chunked(500) {
-                try await db.raw("UPDATE outbox SET state = 'sending' WHERE push_id IN (\(binds: Array(chunk)))").run()
-            }
-            return pushes
+        try await read { db in
+            // One statement: no ids travel back as binds.
+            var due: SQLQueryString = "SELECT push_id FROM outbox WHERE state = 'pending' AND next_attempt_at <= \(bind: now.milliseconds)"
+            if !pausedApps.isEmpty { due += " AND app_id NOT IN (\(binds: Array(pausedApps)))" }
+            due += " ORDER BY next_attempt_at LIMIT \(literal: limit)"
+            return try await db.raw("UPDATE outbox SET state = 'sending' WHERE push_id IN (\(due)) RETURNING *").all().map(Self.push)
         }
     }
 
@@ -83,7 +80,8 @@ extension SQLRegistryStore {
             kind: PushKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .controls,
             environment: Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production,
             payload: try row.decode(column: "payload", as: String.self), attempts: try row.decode(column: "attempts", as: Int.self),
-            eventCreatedAt: Date(milliseconds: try row.decode(column: "event_created_at", as: Int64.self))
+            eventCreatedAt: Date(milliseconds: try row.decode(column: "event_created_at", as: Int64.self)),
+            carriesAbsorbedEvents: try row.decode(column: "absorbed", as: Int.self) != 0
         )
     }
 
@@ -108,6 +106,7 @@ extension SQLRegistryStore {
             UNION SELECT \(bind: twin), \(bind: push.eventId), \(bind: push.appId)
             ON CONFLICT DO NOTHING
             """).run()
+        try await db.raw("UPDATE outbox SET absorbed = 1 WHERE push_id = \(bind: twin)").run()
         try await db.raw("DELETE FROM outbox_absorbed WHERE push_id = \(bind: push.id)").run()
         try await db.raw("DELETE FROM outbox WHERE push_id = \(bind: push.id)").run()
     }
@@ -123,13 +122,14 @@ extension SQLRegistryStore {
                 column[credit.push.id] = credit.column
                 counts[credit.column, default: [:]][credit.push.eventId, default: 0] += 1
             }
-            let absorbed = try await db.raw("SELECT push_id, event_id FROM outbox_absorbed WHERE push_id IN (\(binds: ids))").all()
-            for row in absorbed {
-                let pushId = try row.decode(column: "push_id", as: String.self)
-                guard let name = column[pushId] else { continue }
-                counts[name, default: [:]][try row.decode(column: "event_id", as: String.self), default: 0] += 1
+            let carriers = chunk.filter(\.push.carriesAbsorbedEvents).map(\.push.id)
+            if !carriers.isEmpty {
+                for row in try await db.raw("SELECT push_id, event_id FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").all() {
+                    guard let name = column[try row.decode(column: "push_id", as: String.self)] else { continue }
+                    counts[name, default: [:]][try row.decode(column: "event_id", as: String.self), default: 0] += 1
+                }
+                try await db.raw("DELETE FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").run()
             }
-            if !absorbed.isEmpty { try await db.raw("DELETE FROM outbox_absorbed WHERE push_id IN (\(binds: ids))").run() }
             try await db.raw("DELETE FROM outbox WHERE push_id IN (\(binds: ids))").run()
         }
         for (name, events) in counts {

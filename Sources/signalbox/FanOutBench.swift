@@ -19,6 +19,9 @@ struct FanOutBench: AsyncParsableCommand {
     @Option(help: "Registration requests in flight at once.") var concurrency = 32
     @Option(help: "Port of the server; the simulator takes the next two.") var port = 28080
     @Option(help: "Write the figures as JSON here.") var json = "bench-fan-out.json"
+    @Option(help: "Send to this APNs double (e.g. the nginx one) instead of starting the simulator.") var apnsHost: String?
+    @Option(help: "Port of --apns-host.") var apnsPort = 22443
+    @Option(help: "PEM certificate of --apns-host.") var apnsCa: String?
 
     func run() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-fan-out-\(getpid())").path
@@ -26,14 +29,15 @@ struct FanOutBench: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let privateKey = P256.Signing.PrivateKey()
         let key = SigningKey(privateKey: privateKey, keyId: "BENCHKEY01", teamId: "BENCHTEAM1")
-        let simulator = try BenchSimulator.start(port: port + 1, key: key)
-        defer { simulator.process.terminate() }
+        let simulator = apnsHost == nil ? try BenchSimulator.start(port: port + 1, key: key) : nil
+        defer { simulator?.process.terminate() }
+        guard let ca = simulator?.caPath ?? apnsCa else { throw ValidationError("--apns-ca is required with --apns-host") }
         let adminKey = "sba_bench-admin"
         let server = Process()
         server.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
         server.arguments = [
-            "serve", "--port", String(port), "--data-dir", directory, "--apns-host", "127.0.0.1", "--apns-port", String(port + 1),
-            "--apns-ca", simulator.caPath,
+            "serve", "--port", String(port), "--data-dir", directory, "--apns-host", apnsHost ?? "127.0.0.1",
+            "--apns-port", String(simulator == nil ? apnsPort : port + 1), "--apns-ca", ca,
         ]
         var environment = ProcessInfo.processInfo.environment
         environment["SIGNALBOX_ADMIN_KEY"] = adminKey
@@ -71,8 +75,11 @@ struct FanOutBench: AsyncParsableCommand {
         let posted = ContinuousClock.now
         let event = try await api.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#)
         guard let eventId = event["eventId"] as? String else { throw ValidationError("event not accepted: \(event)") }
-        // Only the simulator is asked until the first push arrives, so the server's queue does not delay the reading.
-        while (try await simulatorAdmin.call("GET", "/pushes/count")["count"] as? Int ?? 0) == 0 {
+        // Only the simulator is asked until the first push arrives, so the server's queue does not delay the reading;
+        // another double cannot be asked, so the event's delivered count tells.
+        while simulator != nil
+            ? (try await simulatorAdmin.call("GET", "/pushes/count")["count"] as? Int ?? 0) == 0
+            : (try await api.call("GET", "/v1/apps/\(appId)/events/\(eventId)", key: serverKey)["delivered"] as? Int ?? 0) == 0 {
             try await Task.sleep(for: .milliseconds(1))
         }
         let firstPush = ContinuousClock.now - posted

@@ -28,7 +28,9 @@ struct Dispatcher: Service {
                 while !Task.isCancelled {
                     let free = configuration.maxInFlight - results.inFlight
                     var claimed: [OutboxPush] = []
-                    if free > 0 {
+                    // Claim in sizeable batches: each claim is a statement on the one storage connection.
+                    let worthClaiming = min(configuration.claimBatch, configuration.maxInFlight) / 4
+                    if free > 0, free >= worthClaiming || results.inFlight == 0 {
                         let paused = Set(signals.pauses.active(at: Date()).keys)
                         do {
                             let started = ContinuousClock.now
@@ -48,7 +50,7 @@ struct Dispatcher: Service {
                             signals.outbox.signal()
                         }
                     }
-                    if claimed.count < min(max(free, 1), configuration.claimBatch) {
+                    if claimed.isEmpty || claimed.count < min(free, configuration.claimBatch) {
                         await signals.outbox.wait(upTo: await idleWait(paused: Set(signals.pauses.active(at: Date()).keys)))
                     }
                 }

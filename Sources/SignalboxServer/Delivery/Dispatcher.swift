@@ -18,6 +18,9 @@ struct Dispatcher: Service {
     let metrics = DeliveryMetrics()
     let recentAnswers = RecentAnswers()
 
+    /// The fewest free in-flight slots worth a claim.
+    private var worthClaiming: Int { max(1, min(configuration.claimBatch, configuration.maxInFlight) / 4) }
+
     func run() async throws {
         try await store.releaseClaims()
         let results = ResultBuffer()
@@ -29,7 +32,6 @@ struct Dispatcher: Service {
                     let free = configuration.maxInFlight - results.inFlight
                     var claimed: [OutboxPush] = []
                     // Claim in sizeable batches: each claim is a statement on the one storage connection.
-                    let worthClaiming = min(configuration.claimBatch, configuration.maxInFlight) / 4
                     if free > 0, free >= worthClaiming || results.inFlight == 0 {
                         let paused = Set(signals.pauses.active(at: Date()).keys)
                         do {
@@ -46,8 +48,9 @@ struct Dispatcher: Service {
                     for push in claimed {
                         group.addTask {
                             let result = await deliver(push)
-                            results.finished(PushCompletion(push: push, result: result))
-                            signals.outbox.signal()
+                            // Wake the loop only when a claim became worth making (each wake-up has a cost).
+                            let stillSending = results.finished(PushCompletion(push: push, result: result))
+                            if stillSending == 0 || stillSending == configuration.maxInFlight - worthClaiming { signals.outbox.signal() }
                         }
                     }
                     if claimed.isEmpty || claimed.count < min(free, configuration.claimBatch) {

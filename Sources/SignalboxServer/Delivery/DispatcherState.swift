@@ -9,10 +9,12 @@ final class ResultBuffer: Sendable {
 
     func started(_ count: Int) { state.withLock { $0.inFlight += count } }
 
-    func finished(_ completion: PushCompletion) {
+    /// - Returns: how many pushes are still being sent.
+    func finished(_ completion: PushCompletion) -> Int {
         state.withLock { state in
             state.inFlight -= 1
             state.results.append(completion)
+            return state.inFlight
         }
     }
 

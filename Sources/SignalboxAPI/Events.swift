@@ -42,11 +42,7 @@ public enum EventTarget: Sendable, Hashable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        guard container.allKeys.count == 1, let key = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "must hold exactly one of widgets, controls, fileProvider"))
-        }
+        let (container, key) = try decoder.exactlyOneKey(CodingKeys.self)
         switch key {
         case .widgets:
             let value = try container.decode(Kinds.self, forKey: .widgets)
@@ -80,11 +76,7 @@ public enum Audience: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey, CaseIterable { case users, channels, installations, all }
 
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        guard container.allKeys.count == 1, let key = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "must hold exactly one of users, channels, installations, all"))
-        }
+        let (container, key) = try decoder.exactlyOneKey(CodingKeys.self)
         switch key {
         case .users: self = .users(try container.decode([String].self, forKey: .users))
         case .channels: self = .channels(try container.decode([String].self, forKey: .channels))

@@ -71,4 +71,15 @@ extension Decoder {
             )
         }
     }
+
+    /// For a choice object (`{"widgets": …}` or `{"controls": …}`): its container and the one key it holds.
+    func exactlyOneKey<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws -> (KeyedDecodingContainer<Keys>, Keys) {
+        try rejectUnknownKeys(keys)
+        let container = try container(keyedBy: Keys.self)
+        guard container.allKeys.count == 1, let key = container.allKeys.first else {
+            let names = Keys.allCases.map(\.stringValue).joined(separator: ", ")
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "must hold exactly one of \(names)"))
+        }
+        return (container, key)
+    }
 }

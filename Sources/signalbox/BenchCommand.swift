@@ -21,8 +21,8 @@ struct TransportBench: AsyncParsableCommand {
         abstract: "Push N controls pushes through the HTTP/2 transport to an APNs double.",
         discussion: """
             Without --host, starts `signalbox simulate-apns` as a separate process on --port.
-            With --host/--port/--ca, targets any double (nginx, a remote simulator); its key checks must accept
-            any signature (nginx does) or trust the key given with --key/--key-id/--team-id.
+            With --host/--port/--ca, targets any double that accepts any provider token (the nginx one of
+            scripts/bench/nginx-apns-double does); the bench signs with a key it generates (BENCHKEY01, BENCHTEAM1).
             """
     )
 

@@ -30,8 +30,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
     ],
     targets: [
-        // Pure domain: registrations, events, fan-out planning. No server packages.
-        .target(name: "SignalboxModel", dependencies: ["SignalboxAPI"]),
+        // Pure domain: registrations, events, fan-out planning. No server packages; APNs payloads from SignalboxAPNs.
+        .target(name: "SignalboxModel", dependencies: ["SignalboxAPI", "SignalboxAPNs"]),
         // Codable request/response types of the HTTP API, shared by server and client SDK.
         .target(name: "SignalboxAPI"),
         // APNs wire protocol without I/O: push types, headers, payloads, JWT, classification.
@@ -108,7 +108,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "SignalboxModelTests", dependencies: ["SignalboxModel", "SignalboxAPI"]),
+        .testTarget(name: "SignalboxModelTests", dependencies: ["SignalboxModel", "SignalboxAPI", "SignalboxAPNs"]),
         .testTarget(
             name: "SignalboxAPNsTests",
             dependencies: ["SignalboxAPNs", .product(name: "Crypto", package: "swift-crypto")]

@@ -1,5 +1,6 @@
 import Foundation
 import SignalboxAPI
+import SignalboxAPNs
 
 /// The kind of content-changed push, with its APNs `apns-push-type`.
 public enum PushKind: String, Sendable, Hashable, Codable, CaseIterable {
@@ -26,20 +27,20 @@ public struct PlannedPush: Sendable, Hashable {
 
 /// A registration row the store hands the planner: one installation's token and what it registered.
 public struct FanOutCandidate: Sendable, Hashable {
+    /// A widget's or control's kind and configuration.
+    public struct Entry: Sendable, Hashable {
+        public var kind: String
+        public var configuration: JSONValue
+    }
+
     public var installationId: String
     public var environment: Environment
     public var token: String
     /// Widgets: every widget's kind and configuration; controls: the one control's.
-    public var entries: [(kind: String, configuration: JSONValue)] { _entries.map { ($0.kind, $0.configuration) } }
+    public var entries: [Entry]
     /// File Provider: the domain, whether it is replicated, and the containers with a live enumerator.
     public var domain: FileProviderDomain?
     public var liveContainers: Set<String>
-    private var _entries: [Entry]
-
-    private struct Entry: Sendable, Hashable {
-        var kind: String
-        var configuration: JSONValue
-    }
 
     public init(
         installationId: String, environment: Environment, token: String, entries: [(kind: String, configuration: JSONValue)] = [],
@@ -48,7 +49,7 @@ public struct FanOutCandidate: Sendable, Hashable {
         self.installationId = installationId
         self.environment = environment
         self.token = token
-        _entries = entries.map { Entry(kind: $0.kind, configuration: $0.configuration) }
+        self.entries = entries.map { Entry(kind: $0.kind, configuration: $0.configuration) }
         self.domain = domain
         self.liveContainers = liveContainers
     }
@@ -56,8 +57,7 @@ public struct FanOutCandidate: Sendable, Hashable {
 
 /// Decides which pushes an event needs (`design.md` Flow, rule 3). Pure.
 public enum FanOutPlanner {
-    public static let workingSet = "NSFileProviderWorkingSetContainerItemIdentifier"
-    static let contentChanged = #"{"aps":{"content-changed":true}}"#
+    static let contentChanged = String(decoding: Payload.contentChanged, as: UTF8.self)
 
     /// The pushes for `target` over candidates the store selected for the audience.
     public static func plan(_ target: EventTarget, candidates: [FanOutCandidate]) -> [PlannedPush] {
@@ -84,8 +84,8 @@ public enum FanOutPlanner {
             return push(.controls, contentChanged)
         case .fileProvider(let domain, let container):
             guard let registered = candidate.domain, registered.id == domain else { return nil }
-            if registered.replicated { return push(.fileprovider, fileProviderPayload(container: workingSet, domain: domain)) }
-            guard container == workingSet || candidate.liveContainers.contains(container) else { return nil }
+            if registered.replicated { return push(.fileprovider, fileProviderPayload(container: Payload.workingSetContainer, domain: domain)) }
+            guard container == Payload.workingSetContainer || candidate.liveContainers.contains(container) else { return nil }
             return push(.fileprovider, fileProviderPayload(container: container, domain: domain))
         }
     }
@@ -94,8 +94,8 @@ public enum FanOutPlanner {
         candidate.entries.contains { kinds.contains($0.kind) && $0.configuration.matches(filter: filter ?? [:]) }
     }
 
-    /// `{"container-identifier": …, "domain": …}` as canonical JSON.
+    /// `{"container-identifier": …, "domain": …}`, as `Payload` builds it, as text for the outbox.
     public static func fileProviderPayload(container: String, domain: String) -> String {
-        JSONValue.object(["container-identifier": .string(container), "domain": .string(domain)]).canonicalJSON
+        String(decoding: Payload.fileProvider(container: container, domain: domain), as: UTF8.self)
     }
 }

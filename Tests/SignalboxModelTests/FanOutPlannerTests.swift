@@ -1,10 +1,11 @@
 import SignalboxAPI
+import SignalboxAPNs
 import SignalboxModel
 import Testing
 
 /// The fan-out rules of `design.md` (Flow, rule 3), one row per rule.
 @Suite struct FanOutPlannerTests {
-    static let workingSet = FanOutPlanner.workingSet
+    static let workingSet = Payload.workingSetContainer
     static let contentChanged = #"{"aps":{"content-changed":true}}"#
 
     struct Case: CustomTestStringConvertible, Sendable {

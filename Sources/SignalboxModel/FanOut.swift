@@ -5,6 +5,15 @@ import SignalboxAPNs
 /// The kind of content-changed push, with its APNs `apns-push-type`.
 public enum PushKind: String, Sendable, Hashable, Codable, CaseIterable {
     case widgets, controls, fileprovider
+
+    /// The APNs push type that carries it.
+    public var pushType: PushType {
+        switch self {
+        case .widgets: .widgets
+        case .controls: .controls
+        case .fileprovider: .fileprovider
+        }
+    }
 }
 
 /// One push the fan-out decided to send.

@@ -1,9 +1,18 @@
 import Foundation
 import SignalboxAPI
+import SignalboxAPNs
 
 /// The APNs environment a token was issued for.
 public enum Environment: String, Sendable, Hashable, Codable, CaseIterable {
     case sandbox, production
+
+    /// The APNs environment (host) its tokens belong to.
+    public var apns: APNsEnvironment {
+        switch self {
+        case .sandbox: .sandbox
+        case .production: .production
+        }
+    }
 }
 
 /// An app and its credentials, as stored: secrets sealed, the server key only as a hash.

@@ -16,6 +16,8 @@ public struct APIDependencies: Sendable {
     public let secrets: SecretBox
     public let signals: DeliverySignals
     let sender: PushSender?
+    /// App records, cached for authentication and for routes that need the app.
+    let apps: AppCache
     public let metrics: PrometheusCollectorRegistry
     public let now: @Sendable () -> Date
     let auth: Authenticator
@@ -37,7 +39,8 @@ public struct APIDependencies: Sendable {
         }
         self.metrics = metrics
         self.now = now
-        auth = Authenticator(adminKey: adminKey, store: store, secrets: secrets, now: now)
+        apps = AppCache(store: store)
+        auth = Authenticator(adminKey: adminKey, apps: apps, secrets: secrets, now: now)
     }
 }
 

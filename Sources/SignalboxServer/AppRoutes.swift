@@ -27,13 +27,13 @@ struct AppRoutes {
             let appId = try context.parameters.require("appId")
             guard try await dependencies.store.deleteApp(id: appId) else { throw APIError.notFound("no app \(appId)") }
             dependencies.sender?.credentials.forget(appId: appId)
-            dependencies.auth.apps.removeAll()
+            dependencies.apps.removeAll()
             return Response(status: .noContent)
         }
         apps.get(":appId/delivery") { request, context in
             try dependencies.auth.requireAdmin(request)
             let appId = try context.parameters.require("appId")
-            guard try await dependencies.auth.apps.app(id: appId) != nil else { throw APIError.notFound("no app \(appId)") }
+            guard try await dependencies.apps.app(id: appId) != nil else { throw APIError.notFound("no app \(appId)") }
             return Response.json(Self.settings(try await dependencies.store.pushIntervals(appId: appId)))
         }
         apps.put(":appId/delivery") { request, context in
@@ -52,7 +52,7 @@ struct AppRoutes {
             guard try await dependencies.store.updateServerKeyHash(appId: appId, hash: Secret.hash(serverKey)) else {
                 throw APIError.notFound("no app \(appId)")
             }
-            dependencies.auth.apps.removeAll()
+            dependencies.apps.removeAll()
             return Response.json(ServerKeyResponse(appId: appId, serverKey: serverKey))
         }
     }

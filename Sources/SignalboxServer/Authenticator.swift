@@ -21,9 +21,9 @@ struct Authenticator: Sendable {
     let secrets: SecretBox
     let now: @Sendable () -> Date
 
-    init(adminKey: String, store: any RegistryStore, secrets: SecretBox, now: @escaping @Sendable () -> Date) {
+    init(adminKey: String, apps: AppCache, secrets: SecretBox, now: @escaping @Sendable () -> Date) {
         adminKeyHash = Array(SHA256.hash(data: Data(adminKey.utf8)))
-        apps = AppCache(store: store)
+        self.apps = apps
         self.secrets = secrets
         self.now = now
     }

@@ -53,7 +53,7 @@ struct EventRoutes {
         guard let type = PushType(rawValue: body.pushType) else {
             throw APIError.invalid(ValidationError(field: "pushType", "must be one of \(PushType.allCases.map(\.rawValue).joined(separator: ", "))"))
         }
-        guard let app = try await dependencies.auth.apps.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+        guard let app = try await dependencies.apps.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
         let environment = try body.environment.map { value throws(ValidationError) in try Validate.environment(value, field: "environment") } ?? app.environment
         let priority: Priority?? = try body.priority.map { value throws(ValidationError) in
             guard let priority = Priority(rawValue: value) else { throw ValidationError(field: "priority", "must be 1, 5 or 10") }
@@ -69,7 +69,7 @@ struct EventRoutes {
         }
         do {
             let result = try await sender.send(
-                appId: appId, token: token, type: type, environment: APNsEnvironment(rawValue: environment.rawValue) ?? .production,
+                appId: appId, token: token, type: type, environment: environment.apns,
                 payload: payload, priority: priority, expiration: expiration, collapseId: body.collapseId
             )
             return Response.json(PushResponse(

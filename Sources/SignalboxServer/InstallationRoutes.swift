@@ -72,7 +72,7 @@ struct InstallationRoutes {
         let ((appId, installationId), principal) = try await authorize(request, context, deviceAllowed: true)
         var request = request
         var body = try await request.decodeJSON(InstallationRequest.self, limit: limit)
-        guard let app = try await dependencies.auth.apps.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+        guard let app = try await dependencies.apps.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
         if case .device(_, let userId) = principal {
             if body.userId == nil { body.userId = userId }
             guard body.userId == userId else {

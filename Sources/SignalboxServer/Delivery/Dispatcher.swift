@@ -30,19 +30,23 @@ struct Dispatcher: Service {
                 group.addTask { await depthLoop() }
                 while !Task.isCancelled {
                     let free = configuration.maxInFlight - results.inFlight
-                    var claimed: [OutboxPush] = []
                     // Claim in sizeable batches: each claim is a statement on the one storage connection.
-                    if free > 0, free >= worthClaiming || results.inFlight == 0 {
-                        let paused = Set(signals.pauses.active(at: Date()).keys)
-                        do {
-                            let started = ContinuousClock.now
-                            claimed = try await store.claimDuePushes(now: Date(), limit: min(free, configuration.claimBatch), pausedApps: paused)
-                            if !claimed.isEmpty {
-                                logger.debug("pushes claimed", metadata: ["count": "\(claimed.count)", "took": "\(ContinuousClock.now - started)"])
-                            }
-                        } catch {
-                            logger.error("claiming pushes failed", metadata: ["error": "\(error)"])
+                    guard free > 0, free >= worthClaiming || results.inFlight == 0 else {
+                        // Full: a finishing push rings when a claim is worth making.
+                        await signals.outbox.wait(upTo: .seconds(1))
+                        continue
+                    }
+                    let paused = Set(signals.pauses.active(at: Date()).keys)
+                    let limit = min(free, configuration.claimBatch)
+                    var claimed: [OutboxPush] = []
+                    do {
+                        let started = ContinuousClock.now
+                        claimed = try await store.claimDuePushes(now: Date(), limit: limit, pausedApps: paused)
+                        if !claimed.isEmpty {
+                            logger.debug("pushes claimed", metadata: ["count": "\(claimed.count)", "took": "\(ContinuousClock.now - started)"])
                         }
+                    } catch {
+                        logger.error("claiming pushes failed", metadata: ["error": "\(error)"])
                     }
                     results.started(claimed.count)
                     for push in claimed {
@@ -53,9 +57,8 @@ struct Dispatcher: Service {
                             if stillSending == 0 || stillSending == configuration.maxInFlight - worthClaiming { signals.outbox.signal() }
                         }
                     }
-                    if claimed.isEmpty || claimed.count < min(free, configuration.claimBatch) {
-                        await signals.outbox.wait(upTo: await idleWait(paused: Set(signals.pauses.active(at: Date()).keys)))
-                    }
+                    // Nothing more due now: sleep until new pushes are stored or the next retry is due.
+                    if claimed.count < limit { await signals.outbox.wait(upTo: await idleWait(paused: paused)) }
                 }
             }
             await record(results.take())
@@ -126,7 +129,7 @@ struct Dispatcher: Service {
     /// Sends one push and decides what to record.
     func deliver(_ push: OutboxPush) async -> DeliveryResult {
         let now = Date()
-        let type = PushType(rawValue: push.kind.rawValue) ?? .controls
+        let type = push.kind.pushType
         func retry(hint: Duration?) -> DeliveryResult {
             guard push.attempts + 1 < configuration.maxAttempts else {
                 return final(push, .failed(reason: "gave up after \(configuration.maxAttempts) attempts"))
@@ -136,7 +139,7 @@ struct Dispatcher: Service {
         do {
             let result = try await sender.send(
                 appId: push.appId, token: push.token, type: type,
-                environment: APNsEnvironment(rawValue: push.environment.rawValue) ?? .production, payload: Array(push.payload.utf8)
+                environment: push.environment.apns, payload: Array(push.payload.utf8)
             )
             let reason = result.response.reason?.rawValue
             metrics.countPush(type: type.rawValue, outcome: result.outcome.name, reason: reason ?? "")

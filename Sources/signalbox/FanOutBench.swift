@@ -2,6 +2,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import SignalboxAPNs
+import SignalboxServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -125,8 +126,4 @@ struct BenchHTTP: Sendable {
         }
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

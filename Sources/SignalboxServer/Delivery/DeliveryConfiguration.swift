@@ -29,6 +29,6 @@ public struct DeliveryConfiguration: Sendable {
 }
 
 extension Duration {
-    /// The duration in seconds, for `Date` arithmetic.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    /// The duration in seconds, for `Date` arithmetic and for figures.
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -19,7 +19,7 @@ extension SQLRegistryStore: DeliveryStore {
     }
 
     public func eventStatus(appId: String, id: String) async throws -> EventStatus? {
-        try await read { db in
+        try await oneStatement { db in
             guard let row = try await db.raw("SELECT * FROM events WHERE app_id = \(bind: appId) AND event_id = \(bind: id)").first() else {
                 return nil
             }
@@ -35,7 +35,7 @@ extension SQLRegistryStore: DeliveryStore {
     }
 
     public func eventsToFanOut(limit: Int) async throws -> [EventRecord] {
-        try await read { db in
+        try await oneStatement { db in
             try await db.raw("""
                 SELECT * FROM events WHERE state IN ('accepted', 'fanning-out') ORDER BY created_at, event_id LIMIT \(literal: limit)
                 """).all().map(Self.event)
@@ -55,8 +55,10 @@ extension SQLRegistryStore: DeliveryStore {
             let page = try await Self.installationPage(db, event: event, after: cursor, limit: batchSize)
             let candidates = try await Self.candidates(db, event: event, page: page, now: now)
             let pushes = FanOutPlanner.plan(event.request.target, candidates: candidates)
-            let intervals = pushes.isEmpty ? [:] : try await Self.intervals(db, appId: event.appId)
-            let coalesced = try await Self.enqueue(db, pushes, event: event, intervals: intervals)
+            // An event's pushes share one kind, so at most one minimum interval applies.
+            var interval = 0
+            if let kind = pushes.first?.kind { interval = try await Self.intervals(db, appId: event.appId)[kind] ?? 0 }
+            let coalesced = try await Self.enqueue(db, pushes, event: event, interval: interval)
             let finished = page.count < batchSize
             try await db.raw("""
                 UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
@@ -184,21 +186,15 @@ extension SQLRegistryStore: DeliveryStore {
         return try JSONDecoder().decode(JSONValue.self, from: Data(try row.decode(column: "configuration", as: String.self).utf8))
     }
 
-    /// Inserts the pushes; one already pending for the same token and payload absorbs the new one.
+    /// Inserts the pushes; one already pending for the same token and payload absorbs the new one. With a
+    /// minimum `interval` (seconds, 0 for none), a push waits until its token's last push is that old.
     /// - Returns: how many were absorbed.
-    /// A push waits until its token's minimum interval (if the app set one for its kind) has passed.
-    private static func enqueue(
-        _ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord, intervals: [PushKind: Int]
-    ) async throws -> Int {
+    private static func enqueue(_ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord, interval: Int) async throws -> Int {
         var coalesced = 0
         for chunk in pushes.chunked(200) {
             var values: [SQLQueryString] = []
             var ids: [String: PlannedPush] = [:]
-            var earliest: [String: Int64] = [:]
-            for kind in Set(chunk.map(\.kind)) {
-                let tokens = chunk.filter { $0.kind == kind }.map(\.token)
-                earliest.merge(try await Self.earliest(db, appId: event.appId, kind: kind, tokens: tokens, interval: intervals[kind] ?? 0)) { max($0, $1) }
-            }
+            let earliest = try await Self.earliest(db, appId: event.appId, kind: chunk[chunk.startIndex].kind, tokens: chunk.map(\.token), interval: interval)
             for push in chunk {
                 let id = UUID().uuidString.lowercased()
                 ids[id] = push
@@ -217,17 +213,12 @@ extension SQLRegistryStore: DeliveryStore {
             for id in inserted { ids[id] = nil }
             for push in ids.values {
                 coalesced += 1
+                let pending = Self.pendingPush(appId: event.appId, token: push.token, payload: push.payload)
                 try await db.raw("""
                     INSERT INTO outbox_absorbed (push_id, event_id, app_id)
-                    SELECT push_id, \(bind: event.id), app_id FROM outbox
-                    WHERE app_id = \(bind: event.appId) AND token = \(bind: push.token) AND payload = \(bind: push.payload)
-                        AND state = 'pending'
-                    ON CONFLICT DO NOTHING
+                    SELECT push_id, \(bind: event.id), app_id FROM outbox WHERE \(pending) ON CONFLICT DO NOTHING
                     """).run()
-                try await db.raw("""
-                    UPDATE outbox SET absorbed = 1 WHERE app_id = \(bind: event.appId) AND token = \(bind: push.token)
-                        AND payload = \(bind: push.payload) AND state = 'pending'
-                    """).run()
+                try await db.raw("UPDATE outbox SET absorbed = 1 WHERE \(pending)").run()
             }
         }
         return coalesced

@@ -6,7 +6,7 @@ import SignalboxModel
 /// last one to its token waits in the outbox, where later events are absorbed into it.
 extension SQLRegistryStore {
     public func pushIntervals(appId: String) async throws -> [PushKind: Int] {
-        try await read { db in try await Self.intervals(db, appId: appId) }
+        try await oneStatement { db in try await Self.intervals(db, appId: appId) }
     }
 
     public func setPushIntervals(appId: String, _ intervals: [PushKind: Int]) async throws {

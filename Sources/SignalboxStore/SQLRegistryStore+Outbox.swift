@@ -14,11 +14,12 @@ extension SQLRegistryStore {
     }
 
     public func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
-        try await read { db in
+        try await oneStatement { db in
             // One statement: no ids travel back as binds.
-            var due: SQLQueryString = "SELECT push_id FROM outbox WHERE state = 'pending' AND next_attempt_at <= \(bind: now.milliseconds)"
-            if !pausedApps.isEmpty { due += " AND app_id NOT IN (\(binds: Array(pausedApps)))" }
-            due += " ORDER BY next_attempt_at LIMIT \(literal: limit)"
+            let due: SQLQueryString = """
+                SELECT push_id FROM outbox WHERE \(Self.pending(excluding: pausedApps)) AND next_attempt_at <= \(bind: now.milliseconds)
+                ORDER BY next_attempt_at LIMIT \(literal: limit)
+                """
             return try await db.raw("UPDATE outbox SET state = 'sending' WHERE push_id IN (\(due)) RETURNING *").all().map(Self.push)
         }
     }
@@ -35,19 +36,13 @@ extension SQLRegistryStore {
                 case .retry(let at): try await Self.returnToPending(db, push, at: at, usedAttempt: true)
                 case .postpone(let at): try await Self.returnToPending(db, push, at: at, usedAttempt: false)
                 case .prune(let since, _):
-                    if try await Self.pruneIfRegisteredBefore(db, appId: push.appId, token: push.token, since: since) {
-                        summary.tokensPruned += 1
-                        credits.append((push, "pruned"))
-                    } else {
-                        credits.append((push, "failed"))
-                    }
+                    let removed = try await Self.pruneIfRegisteredBefore(db, appId: push.appId, token: push.token, since: since)
+                    summary.tokensPruned += removed ? 1 : 0
+                    credits.append((push, removed ? "pruned" : "failed"))
                 case .suspect:
-                    if try await Self.strike(db, appId: push.appId, token: push.token) {
-                        summary.tokensPruned += 1
-                        credits.append((push, "pruned"))
-                    } else {
-                        credits.append((push, "failed"))
-                    }
+                    let removed = try await Self.strike(db, appId: push.appId, token: push.token)
+                    summary.tokensPruned += removed ? 1 : 0
+                    credits.append((push, removed ? "pruned" : "failed"))
                 }
             }
             try await Self.finish(db, credits)
@@ -57,18 +52,27 @@ extension SQLRegistryStore {
     }
 
     public func nextDueDate(pausedApps: Set<String>) async throws -> Date? {
-        try await read { db in
-            var query: SQLQueryString = "SELECT MIN(next_attempt_at) AS due FROM outbox WHERE state = 'pending'"
-            if !pausedApps.isEmpty { query += " AND app_id NOT IN (\(binds: Array(pausedApps)))" }
+        try await oneStatement { db in
+            let query: SQLQueryString = "SELECT MIN(next_attempt_at) AS due FROM outbox WHERE \(Self.pending(excluding: pausedApps))"
             guard let row = try await db.raw(query).first(), try !row.decodeNil(column: "due") else { return nil }
             return Date(milliseconds: try row.decode(column: "due", as: Int64.self))
         }
     }
 
     public func outboxDepth() async throws -> Int {
-        try await read { db in
+        try await oneStatement { db in
             try await db.raw("SELECT COUNT(*) AS n FROM outbox").first()?.decode(column: "n", as: Int.self) ?? 0
         }
+    }
+
+    /// Pending pushes, leaving out paused apps.
+    private static func pending(excluding pausedApps: Set<String>) -> SQLQueryString {
+        pausedApps.isEmpty ? "state = 'pending'" : "state = 'pending' AND app_id NOT IN (\(binds: Array(pausedApps)))"
+    }
+
+    /// The pending push for this token and payload, if any: there is at most one (the unique `outbox_pending` index).
+    static func pendingPush(appId: String, token: String, payload: String) -> SQLQueryString {
+        "app_id = \(bind: appId) AND token = \(bind: token) AND payload = \(bind: payload) AND state = 'pending'"
     }
 
     private static func push(_ row: any SQLRow) throws -> OutboxPush {
@@ -88,10 +92,8 @@ extension SQLRegistryStore {
     /// Makes a claimed push pending again; if a newer push for the same token and payload is already
     /// pending, that one carries this push's events instead.
     private static func returnToPending(_ db: any SQLDatabase, _ push: OutboxPush, at: Date, usedAttempt: Bool) async throws {
-        let twin = try await db.raw("""
-            SELECT push_id FROM outbox WHERE app_id = \(bind: push.appId) AND token = \(bind: push.token)
-                AND payload = \(bind: push.payload) AND state = 'pending'
-            """).first()?.decode(column: "push_id", as: String.self)
+        let twin = try await db.raw("SELECT push_id FROM outbox WHERE \(pendingPush(appId: push.appId, token: push.token, payload: push.payload))")
+            .first()?.decode(column: "push_id", as: String.self)
         guard let twin else {
             try await db.raw("""
                 UPDATE outbox SET state = 'pending', next_attempt_at = \(bind: at.milliseconds),
@@ -141,17 +143,7 @@ extension SQLRegistryStore {
 
     /// 410: removes the token if no registration holding it was renewed at or after `since`.
     private static func pruneIfRegisteredBefore(_ db: any SQLDatabase, appId: String, token: String, since: Date?) async throws -> Bool {
-        if let since {
-            let renewed = try await db.raw("""
-                SELECT 1 AS live FROM widget_tokens WHERE app_id = \(bind: appId) AND push_token = \(bind: token)
-                    AND token_seen_at >= \(bind: since.milliseconds)
-                UNION SELECT 1 FROM controls WHERE app_id = \(bind: appId) AND push_token = \(bind: token)
-                    AND token_seen_at >= \(bind: since.milliseconds)
-                UNION SELECT 1 FROM file_provider_tokens WHERE app_id = \(bind: appId) AND push_token = \(bind: token)
-                    AND token_seen_at >= \(bind: since.milliseconds)
-                """).first()
-            if renewed != nil { return false }
-        }
+        if let since, try await holds(db, appId: appId, token: token, seenSince: since) { return false }
         return try await deleteToken(db, appId: appId, token: token)
     }
 
@@ -168,20 +160,29 @@ extension SQLRegistryStore {
         return try await deleteToken(db, appId: appId, token: token)
     }
 
+    /// The tables whose rows hold a push token (with `token_seen_at`).
+    private static let tokenTables = ["widget_tokens", "controls", "file_provider_tokens"]
+
+    /// Whether a registration holds the token (one renewed at or after `seenSince`, when given).
+    private static func holds(_ db: any SQLDatabase, appId: String, token: String, seenSince: Date? = nil) async throws -> Bool {
+        let seen: SQLQueryString = seenSince.map { " AND token_seen_at >= \(bind: $0.milliseconds)" } ?? ""
+        let selects = tokenTables.map { table -> SQLQueryString in
+            "SELECT 1 AS held FROM \(ident: table) WHERE app_id = \(bind: appId) AND push_token = \(bind: token)\(seen)"
+        }
+        return try await db.raw(selects.joined(separator: " UNION ")).first() != nil
+    }
+
     /// Removes the token from every registration that holds it. - Returns: whether any held it.
     private static func deleteToken(_ db: any SQLDatabase, appId: String, token: String) async throws -> Bool {
         let holders: SQLQueryString = "app_id = \(bind: appId) AND push_token = \(bind: token)"
-        let held = try await db.raw("""
-            SELECT 1 AS held FROM widget_tokens WHERE \(holders) UNION SELECT 1 FROM controls WHERE \(holders)
-            UNION SELECT 1 FROM file_provider_tokens WHERE \(holders)
-            """).first() != nil
+        let held = try await holds(db, appId: appId, token: token)
         for (table, owner) in [("widgets", "widget_tokens"), ("file_provider_domains", "file_provider_tokens"), ("enumerators", "file_provider_tokens")] {
             try await db.raw("""
                 DELETE FROM \(ident: table) WHERE app_id = \(bind: appId)
                     AND installation_id IN (SELECT installation_id FROM \(ident: owner) WHERE \(holders))
                 """).run()
         }
-        for table in ["widget_tokens", "controls", "file_provider_tokens"] {
+        for table in tokenTables {
             try await db.raw("DELETE FROM \(ident: table) WHERE \(holders)").run()
         }
         return held

@@ -28,7 +28,7 @@ extension SQLRegistryStore {
     }
 
     public func installationUser(appId: String, id: String) async throws -> String?? {
-        try await read { db in
+        try await oneStatement { db in
             guard let row = try await db.raw("""
                 SELECT user_id FROM installations WHERE app_id = \(bind: appId) AND installation_id = \(bind: id)
                 """).first()

@@ -47,14 +47,15 @@ public final class SQLRegistryStore: RegistryStore {
         }
     }
 
-    /// Runs a single-statement read under the lock, without BEGIN/COMMIT (each statement costs a thread hop).
-    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    /// Runs one statement (atomic by itself) under the lock, without BEGIN/COMMIT: each statement costs a
+    /// thread hop, so a transaction around a single one doubles its price.
+    func oneStatement<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let database = database
         return try await lock.withLock { try await body(database) }
     }
 
     public func ping() async throws {
-        try await read { db in try await db.raw("SELECT 1 AS one").run() }
+        try await oneStatement { db in try await db.raw("SELECT 1 AS one").run() }
     }
 
     // MARK: Apps
@@ -75,17 +76,17 @@ public final class SQLRegistryStore: RegistryStore {
     }
 
     public func app(id: String) async throws -> AppRecord? {
-        try await read { db in try await db.raw("SELECT * FROM apps WHERE app_id = \(bind: id)").first().map(Self.app) }
+        try await oneStatement { db in try await db.raw("SELECT * FROM apps WHERE app_id = \(bind: id)").first().map(Self.app) }
     }
 
     public func app(serverKeyHash: String) async throws -> AppRecord? {
-        try await read { db in
+        try await oneStatement { db in
             try await db.raw("SELECT * FROM apps WHERE server_key_hash = \(bind: serverKeyHash)").first().map(Self.app)
         }
     }
 
     public func apps() async throws -> [AppRecord] {
-        try await read { db in try await db.raw("SELECT * FROM apps ORDER BY created_at, app_id").all().map(Self.app) }
+        try await oneStatement { db in try await db.raw("SELECT * FROM apps ORDER BY created_at, app_id").all().map(Self.app) }
     }
 
     public func deleteApp(id: String) async throws -> Bool {

@@ -101,6 +101,7 @@ let package = Package(
             name: "signalbox",
             dependencies: [
                 "SignalboxAPI", "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer",
+                "SignalboxModel", "SignalboxStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -4,29 +4,6 @@ import SignalboxAPI
 import SignalboxModel
 
 extension SQLRegistryStore {
-    public func putInstallation(appId: String, _ installation: Installation, now: Date) async throws {
-        try await transaction { db in
-            let channels = JSONValue.array(installation.channels.map(JSONValue.string)).canonicalJSON
-            let current = try await db.raw("""
-                SELECT channels FROM installations WHERE app_id = \(bind: appId) AND installation_id = \(bind: installation.id)
-                """).first()
-            try await db.raw("""
-                INSERT INTO installations (app_id, installation_id, user_id, channels, environment, created_at, last_seen_at)
-                VALUES (\(bind: appId), \(bind: installation.id), \(bind: installation.userId), \(bind: channels),
-                    \(bind: installation.environment.rawValue), \(bind: now.milliseconds), \(bind: now.milliseconds))
-                ON CONFLICT (app_id, installation_id) DO UPDATE SET user_id = excluded.user_id,
-                    channels = excluded.channels, environment = excluded.environment, last_seen_at = excluded.last_seen_at
-                """).run()
-            guard try current?.decode(column: "channels", as: String.self) != channels else { return }
-            if current != nil {
-                try await db.raw("DELETE FROM installation_channels WHERE app_id = \(bind: appId) AND installation_id = \(bind: installation.id)").run()
-            }
-            guard !installation.channels.isEmpty else { return }
-            let rows = installation.channels.map { channel -> SQLQueryString in "(\(bind: appId), \(bind: channel), \(bind: installation.id))" }
-            try await db.raw("INSERT INTO installation_channels (app_id, channel, installation_id) VALUES \(rows.joined(separator: ", "))").run()
-        }
-    }
-
     public func installationUser(appId: String, id: String) async throws -> String?? {
         try await oneStatement { db in
             guard let row = try await db.raw("""
@@ -94,36 +71,14 @@ extension SQLRegistryStore {
                 INSERT INTO widget_tokens (app_id, installation_id, push_token, token_seen_at)
                 VALUES (\(bind: appId), \(bind: installationId), \(bind: registration.pushToken), \(bind: now.milliseconds))
                 """).run()
-            for (position, widget) in registration.widgets.enumerated() {
-                try await db.raw("""
-                    INSERT INTO widgets (app_id, installation_id, position, kind, family, configuration)
-                    VALUES (\(bind: appId), \(bind: installationId), \(bind: position), \(bind: widget.kind), \(bind: widget.family),
-                        \(bind: widget.configuration.canonicalJSON))
-                    """).run()
+            let rows = registration.widgets.enumerated().map { position, widget -> SQLQueryString in
+                """
+                (\(bind: appId), \(bind: installationId), \(bind: position), \(bind: widget.kind), \(bind: widget.family),
+                    \(bind: widget.configuration.canonicalJSON))
+                """
             }
-        }
-    }
-
-    public func putControls(appId: String, installationId: String, _ controls: [Control], now: Date) async throws {
-        try await writeRegistration(appId: appId, installationId: installationId, now: now) { db, key in
-            let current = try await db.raw("SELECT kind, configuration, push_token FROM controls WHERE \(unsafeRaw: key) ORDER BY position").all().map { row in
-                Control(
-                    kind: try row.decode(column: "kind", as: String.self),
-                    configuration: try JSONValue(json: try row.decode(column: "configuration", as: String.self)),
-                    pushToken: try row.decode(column: "push_token", as: String.self)
-                )
-            }
-            if current == controls {
-                try await db.raw("UPDATE controls SET token_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
-                return
-            }
-            try await db.raw("DELETE FROM controls WHERE \(unsafeRaw: key)").run()
-            for (position, control) in controls.enumerated() {
-                try await db.raw("""
-                    INSERT INTO controls (app_id, installation_id, position, kind, configuration, push_token, token_seen_at)
-                    VALUES (\(bind: appId), \(bind: installationId), \(bind: position), \(bind: control.kind),
-                        \(bind: control.configuration.canonicalJSON), \(bind: control.pushToken), \(bind: now.milliseconds))
-                    """).run()
+            for rows in rows.chunked(100) {
+                try await db.raw("INSERT INTO widgets (app_id, installation_id, position, kind, family, configuration) VALUES \(rows.joined(separator: ", "))").run()
             }
         }
     }
@@ -195,13 +150,23 @@ extension SQLRegistryStore {
         appId: String, installationId: String, now: Date,
         _ body: @escaping @Sendable (any SQLDatabase, String) async throws -> Void
     ) async throws {
-        try await transaction { db in
+        let write: RegistrationWrite = { db in
             let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(installationId.sqlLiteral)"
             guard try await db.raw("SELECT app_id FROM installations WHERE \(unsafeRaw: key)").first() != nil else {
                 throw StoreError(.notFound, "installation \(installationId) is not registered; PUT it first")
             }
             try await body(db, key)
             try await db.raw("UPDATE installations SET last_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
+        }
+        try await registrationWrites.submit(write) { writes in
+            try await self.transaction { db in
+                var failures: [Int: any Error] = [:]
+                // A write refused as not found has changed nothing yet; the others go on.
+                for (index, write) in writes.enumerated() {
+                    do { try await write(db) } catch let error as StoreError { failures[index] = error }
+                }
+                return failures
+            }
         }
     }
 

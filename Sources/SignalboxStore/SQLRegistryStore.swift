@@ -7,6 +7,10 @@ import SignalboxModel
 public final class SQLRegistryStore: RegistryStore {
     let database: any SQLDatabase
     private let lock = SerialLock()
+    /// Concurrent registrations share transactions (see `GroupCommit`).
+    let installationWrites = GroupCommit<InstallationWrite>()
+    let controlWrites = GroupCommit<ControlsWrite>()
+    let registrationWrites = GroupCommit<RegistrationWrite>()
     private let closeConnection: @Sendable () async throws -> Void
 
     init(database: any SQLDatabase, close: @escaping @Sendable () async throws -> Void) {

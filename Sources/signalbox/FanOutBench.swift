@@ -1,22 +1,31 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import Logging
+import SignalboxAPI
 import SignalboxAPNs
+import SignalboxModel
 import SignalboxServer
+import SignalboxStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Registers N control installations on a fresh server, posts one event matching all of them, and times
-/// the fan-out until every push is answered by the simulator (a separate process).
+/// Registers N control installations on a fresh server, restarts it and reads its idle memory, posts one event
+/// matching all of them, and times the fan-out until every push is answered by the simulator (a separate process).
 struct FanOutBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fan-out",
         abstract: "Time one event fanned out to N control tokens: serve + simulate-apns as separate processes.",
-        discussion: "SERVER_LOG_LEVEL sets the server's log level (default warning)."
+        discussion: """
+            Registers through the API (PUT installation + PUT controls per token) unless --preload, which writes the
+            same registrations into the data directory with the server's store while the server is stopped (for
+            1,000,000 tokens). SERVER_LOG_LEVEL sets the server's log level (default warning).
+            """
     )
 
     @Option(help: "Control installations (one token each).") var count = 10_000
+    @Flag(help: "Write the registrations with the store directly instead of through the API.") var preload = false
     @Option(help: "Registration requests in flight at once.") var concurrency = 32
     @Option(help: "Port of the server; the simulator takes the next two.") var port = 28080
     @Option(help: "Write the figures as JSON here.") var json = "bench-fan-out.json"
@@ -34,21 +43,13 @@ struct FanOutBench: AsyncParsableCommand {
         defer { simulator?.process.terminate() }
         guard let ca = simulator?.caPath ?? apnsCa else { throw ValidationError("--apns-ca is required with --apns-host") }
         let adminKey = "sba_bench-admin"
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        server.arguments = [
-            "serve", "--port", String(port), "--data-dir", directory, "--apns-host", apnsHost ?? "127.0.0.1",
-            "--apns-port", String(simulator == nil ? apnsPort : port + 1), "--apns-ca", ca,
-        ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SIGNALBOX_ADMIN_KEY"] = adminKey
-        environment["LOG_LEVEL"] = environment["SERVER_LOG_LEVEL"] ?? "warning"
-        server.environment = environment
-        try server.run()
-        defer { server.terminate() }
         let api = BenchHTTP(base: "http://127.0.0.1:\(port)")
         let simulatorAdmin = BenchHTTP(base: "http://127.0.0.1:\(port + 2)")
-        while (try? await api.call("GET", "/healthz")) == nil { try await Task.sleep(for: .milliseconds(50)) }
+        let serve = {
+            try await startServer(directory: directory, adminKey: adminKey, apnsPort: simulator == nil ? apnsPort : port + 1, ca: ca, api: api)
+        }
+        var server = try await serve()
+        defer { server.terminate() }
 
         let pem = String(decoding: try JSONEncoder().encode(privateKey.pemRepresentation), as: UTF8.self)
         let app = try await api.call("POST", "/v1/apps", key: adminKey, json: """
@@ -57,21 +58,18 @@ struct FanOutBench: AsyncParsableCommand {
         guard let appId = app["appId"] as? String, let serverKey = app["serverKey"] as? String else { throw ValidationError("app not created: \(app)") }
 
         let registrationStart = ContinuousClock.now
-        let next = Counter()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    while let index = next.take(below: count) {
-                        let base = "/v1/apps/\(appId)/installations/i\(String(format: "%08d", index))"
-                        try await api.call("PUT", base, key: serverKey, json: #"{"channels":["all"]}"#)
-                        let token = String(format: "%064x", index + 1)
-                        try await api.call("PUT", base + "/controls", key: serverKey, json: #"{"controls":[{"kind":"door","configuration":{},"pushToken":"\#(token)"}]}"#)
-                    }
-                }
-            }
-            try await group.waitForAll()
+        if preload {
+            try await stop(server)
+            try await preloadRegistrations(appId: appId, databasePath: directory + "/signalbox.sqlite")
+        } else {
+            try await register(appId: appId, serverKey: serverKey, api: api)
+            try await stop(server)
         }
         let registrationSeconds = (ContinuousClock.now - registrationStart).seconds
+        // A fresh process on the loaded data: its memory is what N registered tokens cost at rest.
+        server = try await serve()
+        try await Task.sleep(for: .seconds(3))
+        let idleRSS = memoryKilobytes(pid: server.processIdentifier, field: "VmRSS:")
 
         let posted = ContinuousClock.now
         let event = try await api.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#)
@@ -93,19 +91,88 @@ struct FanOutBench: AsyncParsableCommand {
         let delivered = status["delivered"] as? Int ?? 0
         try BenchReport(figures: [
             ("fan_out.tokens", Double(count), "tokens"),
-            ("fan_out.registration_requests_per_second", Double(2 * count) / registrationSeconds, "requests/s"),
+            (preload ? "fan_out.preload_tokens_per_second" : "fan_out.registration_requests_per_second",
+             Double(preload ? count : 2 * count) / registrationSeconds, preload ? "tokens/s" : "requests/s"),
+            ("fan_out.idle_rss_mb", Double(idleRSS) / 1024, "MB"),
             ("fan_out.delivered", Double(delivered), "pushes"),
             ("fan_out.seconds", seconds, "s"),
             ("fan_out.pushes_per_second", Double(delivered) / seconds, "pushes/s"),
             ("fan_out.event_to_first_push_ms", firstPush.seconds * 1000, "ms"),
-            ("fan_out.server_peak_rss_mb", Double(peakRSSKilobytes(pid: server.processIdentifier)) / 1024, "MB"),
+            ("fan_out.server_peak_rss_mb", Double(memoryKilobytes(pid: server.processIdentifier, field: "VmHWM:")) / 1024, "MB"),
         ]).write(jsonPath: json)
     }
 
-    /// `VmHWM` of a process, in kB.
-    private func peakRSSKilobytes(pid: Int32) -> Int {
+    /// Starts `signalbox serve` on `directory` and waits until it answers.
+    private func startServer(directory: String, adminKey: String, apnsPort: Int, ca: String, api: BenchHTTP) async throws -> Process {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        server.arguments = [
+            "serve", "--port", String(port), "--data-dir", directory, "--apns-host", apnsHost ?? "127.0.0.1",
+            "--apns-port", String(apnsPort), "--apns-ca", ca,
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SIGNALBOX_ADMIN_KEY"] = adminKey
+        environment["LOG_LEVEL"] = environment["SERVER_LOG_LEVEL"] ?? "warning"
+        server.environment = environment
+        try server.run()
+        while (try? await api.call("GET", "/healthz")) == nil {
+            guard server.isRunning else { throw ValidationError("signalbox serve exited (status \(server.terminationStatus))") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return server
+    }
+
+    /// Stops the server gracefully (SIGTERM) and waits for it to exit.
+    private func stop(_ server: Process) async throws {
+        server.terminate()
+        while server.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+    }
+
+    /// PUT installation + PUT controls per token, `concurrency` at a time.
+    private func register(appId: String, serverKey: String, api: BenchHTTP) async throws {
+        let next = Counter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    while let index = next.take(below: count) {
+                        let base = "/v1/apps/\(appId)/installations/\(Self.installationId(index))"
+                        try await api.call("PUT", base, key: serverKey, json: #"{"channels":["all"]}"#)
+                        let token = Self.token(index)
+                        try await api.call("PUT", base + "/controls", key: serverKey, json: #"{"controls":[{"kind":"door","configuration":{},"pushToken":"\#(token)"}]}"#)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// The same registrations as `register`, written through the store the server uses (its group commits).
+    private func preloadRegistrations(appId: String, databasePath: String) async throws {
+        let store = try await SQLiteRegistryStore.open(path: databasePath, logger: Logger(label: "signalbox.bench"))
+        let next = Counter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<1_000 {
+                group.addTask {
+                    while let index = next.take(below: count) {
+                        let id = Self.installationId(index)
+                        try await store.putInstallation(appId: appId, Installation(id: id, userId: nil, channels: ["all"], environment: .sandbox), now: Date())
+                        let control = Control(kind: "door", configuration: .object([:]), pushToken: Self.token(index))
+                        try await store.putControls(appId: appId, installationId: id, [control], now: Date())
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await store.close()
+    }
+
+    private static func installationId(_ index: Int) -> String { "i" + String(format: "%08d", index) }
+    private static func token(_ index: Int) -> String { String(format: "%064x", index + 1) }
+
+    /// A `/proc/<pid>/status` figure (`VmRSS:`, `VmHWM:`), in kB.
+    private func memoryKilobytes(pid: Int32, field: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 }

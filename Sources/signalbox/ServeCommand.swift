@@ -62,7 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
         } else if let apnsHost {
             transportConfiguration = .singleEndpoint(host: apnsHost, port: apnsPort, trustRoots: apnsCa.map { .pemFile($0) } ?? .system)
         }
-        let transport = try HTTP2Transport(configuration: transportConfiguration, logger: Logger(label: "signalbox.apns"))
+        var transportLogger = Logger(label: "signalbox.apns")
+        transportLogger.logLevel = logger.logLevel
+        let transport = try HTTP2Transport(configuration: transportConfiguration, logger: transportLogger)
         let app = try await buildApplication(
             configuration: configuration, transport: transport, metrics: registry,
             onCredentialsLoaded: { key in simulator?.register(publicKey: key.publicKey, keyId: key.keyId, teamId: key.teamId) },

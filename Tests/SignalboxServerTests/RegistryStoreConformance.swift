@@ -76,6 +76,40 @@ struct RegistryStoreConformance {
         #expect(try await store.installationUser(appId: "a", id: "other") == nil)
     }
 
+    /// Many writes at once (sharing group commits where a backend has them): each gets its own answer, a write to a
+    /// missing installation fails alone, and the last of several writes to one installation is what stays.
+    func concurrentWritesEachGetTheirOwnAnswer() async throws {
+        let store = store, now = now
+        let failures = try await withThrowingTaskGroup(of: String?.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    let id = "i\(index)"
+                    if index % 10 != 3 {
+                        try await store.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: ["c\(index % 3)"], environment: .sandbox), now: now)
+                    }
+                    do {
+                        try await store.putControls(appId: "a", installationId: id, [Control(kind: "k", pushToken: String(format: "%04x", index))], now: now)
+                        return nil
+                    } catch let error as StoreError where error.code == .notFound {
+                        return id
+                    }
+                }
+            }
+            return try await group.reduce(into: Set<String>()) { if let id = $1 { $0.insert(id) } }
+        }
+        #expect(failures == Set((0..<200).filter { $0 % 10 == 3 }.map { "i\($0)" }))
+        #expect(try await store.installation(appId: "a", id: "i7", now: now)?.controls == [Control(kind: "k", pushToken: "0007")])
+        #expect(try await store.installation(appId: "a", id: "i13", now: now) == nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for token in ["aa", "bb", "cc", "dd"] {
+                group.addTask { try await store.putControls(appId: "a", installationId: "i7", [Control(kind: "k", pushToken: token)], now: now) }
+            }
+            try await group.waitForAll()
+        }
+        let kept = try #require(try await store.installation(appId: "a", id: "i7", now: now)?.controls)
+        #expect(kept.count == 1 && ["aa", "bb", "cc", "dd"].contains(kept[0].pushToken), "one whole write stays, never a mix")
+    }
+
     func leasesExpireAndAreCleanedUp() async throws {
         try await store.putInstallation(appId: "a", Installation(id: "i", userId: nil, channels: [], environment: .sandbox), now: now)
         try await store.putFileProvider(appId: "a", installationId: "i", FileProviderRegistration(pushToken: "ff", domains: [.init(id: "d", replicated: false)]), now: now)
@@ -110,6 +144,7 @@ struct RegistryStoreConformance {
     @Test func registrationsReplaceTheirSets() async throws { try await withStore { try await $0.registrationsReplaceTheirSets() } }
     @Test func identicalWritesOnlyTouchLastSeen() async throws { try await withStore { try await $0.identicalWritesOnlyTouchLastSeen() } }
     @Test func writesNeedTheirParents() async throws { try await withStore { try await $0.writesNeedTheirParents() } }
+    @Test func concurrentWritesEachGetTheirOwnAnswer() async throws { try await withStore { try await $0.concurrentWritesEachGetTheirOwnAnswer() } }
     @Test func leasesExpireAndAreCleanedUp() async throws { try await withStore { try await $0.leasesExpireAndAreCleanedUp() } }
     @Test func quotesInValuesAreData() async throws { try await withStore { try await $0.quotesInValuesAreData() } }
 

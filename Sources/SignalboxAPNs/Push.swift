@@ -12,8 +12,8 @@ public struct Push: Sendable, Hashable {
     /// `nil` sends no `apns-expiration` header.
     public var expiration: Expiration?
     public var collapseId: String?
-    /// The `apns-id`, echoed by APNs; logged to trace a push.
-    public var id: UUID
+    /// The `apns-id` to send; `nil` (the default) lets APNs assign one, returned in `APNsResponse.apnsId`.
+    public var id: UUID?
 
     /// The `apns-topic` value.
     public var topic: String { bundleId + pushType.topicSuffix }
@@ -28,7 +28,7 @@ public struct Push: Sendable, Hashable {
         priority: Priority?? = .none,
         expiration: Expiration?? = .none,
         collapseId: String? = nil,
-        id: UUID = UUID()
+        id: UUID? = nil
     ) throws(PushError) {
         guard let body = payload ?? Payload.default(for: pushType), !body.isEmpty else {
             throw PushError(code: .payloadEmpty, message: "a \(pushType.rawValue) push needs a payload")
@@ -62,8 +62,8 @@ public struct Push: Sendable, Hashable {
         var headers: [Header] = [
             Header("apns-push-type", pushType.rawValue, indexable: true),
             Header("apns-topic", topic, indexable: true),
-            Header("apns-id", id.uuidString.lowercased(), indexable: false),
         ]
+        if let id { headers.append(Header("apns-id", id.uuidString.lowercased(), indexable: false)) }
         if let priority { headers.append(Header("apns-priority", String(priority.rawValue), indexable: true)) }
         if let expiration { headers.append(Header("apns-expiration", expiration.headerValue, indexable: false)) }
         if let collapseId { headers.append(Header("apns-collapse-id", collapseId, indexable: false)) }

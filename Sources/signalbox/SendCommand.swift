@@ -107,7 +107,7 @@ struct SendCommand: AsyncParsableCommand {
     static func describe(_ result: APNsClient.Result, push: Push) -> String {
         var lines = [
             "status=\(result.response.status)",
-            "apns-id=\(result.response.apnsId?.uuidString.lowercased() ?? push.id.uuidString.lowercased())",
+            "apns-id=\(result.response.apnsId?.uuidString.lowercased() ?? "none")",
         ]
         if let unique = result.response.uniqueId { lines.append("apns-unique-id=\(unique)") }
         if let reason = result.response.reason { lines.append("reason=\(reason)") }

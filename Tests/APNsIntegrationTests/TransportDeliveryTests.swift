@@ -13,14 +13,26 @@ import Testing
         let result = try await fixture.send(push)
         #expect(result.response.status == 200)
         #expect(result.outcome == .delivered)
-        #expect(result.response.apnsId == push.id)
         let recorded = try #require(fixture.simulator.acceptedPushes.first)
+        // No apns-id was sent: the one the server assigned comes back.
+        #expect(result.response.apnsId?.uuidString.lowercased() == recorded.apnsId)
         #expect(recorded.token == push.deviceToken.hex)
         #expect(recorded.topic == SimulatorFixture.bundleId + type.topicSuffix)
         #expect(recorded.pushType == type.rawValue)
         #expect(recorded.priority == type.defaultPriority?.rawValue)
         #expect(recorded.expiration == type.defaultExpiration?.headerValue)
         #expect(recorded.payload == String(decoding: push.payload, as: UTF8.self))
+        try await fixture.stop()
+    }
+
+    @Test func givenApnsIdIsSentAndEchoed() async throws {
+        let fixture = try await SimulatorFixture.start()
+        var push = try fixture.push(.controls)
+        let id = UUID()
+        push.id = id
+        let result = try await fixture.send(push)
+        #expect(result.response.apnsId == id)
+        #expect(fixture.simulator.acceptedPushes.first?.apnsId == id.uuidString.lowercased())
         try await fixture.stop()
     }
 
@@ -75,8 +87,8 @@ import Testing
             return try await group.reduce(into: [PushOutcome]()) { $0.append($1) }
         }
         #expect(outcomes.allSatisfy { $0 == .delivered })
-        let delivered = Set(fixture.simulator.acceptedPushes.map(\.apnsId))
-        #expect(delivered.isSuperset(of: pushes.map { $0.id.uuidString.lowercased() }))
+        let delivered = Set(fixture.simulator.acceptedPushes.map(\.token))
+        #expect(delivered.isSuperset(of: pushes.map(\.deviceToken.hex)))
         #expect(fixture.simulator.stats.goAwaysSent >= 1)
         #expect(fixture.simulator.stats.connectionsAccepted >= 2)
         try await fixture.stop()

@@ -41,9 +41,14 @@ import Testing
     }
 
     @Test func perRequestHeadersAreNeverIndexed() throws {
-        let push = try Push(deviceToken: Self.token, pushType: .controls, bundleId: "b", collapseId: "c")
+        let push = try Push(deviceToken: Self.token, pushType: .controls, bundleId: "b", collapseId: "c", id: UUID())
         let notIndexed = Set(push.headers.filter { !$0.indexable }.map(\.name))
         #expect(notIndexed == ["apns-id", "apns-expiration", "apns-collapse-id"])
+    }
+
+    @Test func withoutAnIdNoApnsIdIsSentSoAPNsAssignsOne() throws {
+        let push = try Push(deviceToken: Self.token, pushType: .controls, bundleId: "b")
+        #expect(!push.headers.contains { $0.name == "apns-id" })
     }
 
     @Test func callerChoicesOverrideDefaults() throws {

@@ -21,6 +21,14 @@ public protocol APNsTransport: Sendable {
     /// Sends one request and returns APNs's answer, whatever its status.
     /// - Throws: `APNsTransportError` when no answer arrived (connection failure, deadline).
     func send(_ request: APNsRequest, deadline: ContinuousClock.Instant) async throws -> APNsResponse
+
+    /// Executors on which tasks that send run cheapest (the HTTP/2 transport: one per event loop); spread
+    /// sending tasks over them. Empty when it does not matter.
+    var senderExecutors: [any TaskExecutor] { get }
+}
+
+extension APNsTransport {
+    public var senderExecutors: [any TaskExecutor] { [] }
 }
 
 /// Why a transport produced no APNs answer. A push that failed this way may or may not have reached

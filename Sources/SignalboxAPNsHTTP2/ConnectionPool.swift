@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 import SignalboxAPNs
 import Synchronization
@@ -18,6 +19,7 @@ final class ConnectionPool: Sendable {
     private let endpoint: HTTP2Transport.Endpoint
     private let tls: NIOSSLContext
     private let group: any EventLoopGroup
+    private let loops: [any EventLoop]
     private let configuration: HTTP2Transport.Configuration
     private let logger: Logger
     private let connectionIds: Atomic<Int>
@@ -30,6 +32,7 @@ final class ConnectionPool: Sendable {
         self.endpoint = endpoint
         self.tls = tls
         self.group = group
+        loops = Array(group.makeIterator())
         self.configuration = configuration
         self.logger = logger
         self.connectionIds = Atomic(0)
@@ -94,31 +97,52 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// Picks the least-loaded usable connection, preferring those on the caller's event loop: a task running
+    /// there (see `HTTP2Transport.senderExecutors`) then sends and is answered without a thread switch.
     private func choose() throws -> Choice {
-        try state.withLock { state in
+        let here = loopOfThisThread()
+        return try state.withLock { state in
             if state.closed { throw APNsTransportError(.shutdown, "transport is shut down") }
             state.connections.removeAll { !$0.isUsable.load(ordering: .relaxed) && $0 !== state.opening }
-            let usable = state.connections.filter { $0.isUsable.load(ordering: .relaxed) && $0 !== state.opening }
-            let best = usable.min { $0.load.load(ordering: .relaxed) < $1.load.load(ordering: .relaxed) }
-            if let best {
-                let saturated = best.load.load(ordering: .relaxed) >= best.streamLimit.load(ordering: .relaxed)
-                if !saturated || state.opening != nil || state.connections.count >= configuration.maxConnectionsPerKey
-                    || best.streamLimit.load(ordering: .relaxed) == 1
-                {
-                    return .use(best)
-                }
+            var best: APNsConnection?
+            var bestHere: APNsConnection?
+            for connection in state.connections where connection.isUsable.load(ordering: .relaxed) && connection !== state.opening {
+                let load = connection.load.load(ordering: .relaxed)
+                if load < best?.load.load(ordering: .relaxed) ?? .max { best = connection }
+                if connection.eventLoop === here, load < bestHere?.load.load(ordering: .relaxed) ?? .max { bestHere = connection }
             }
+            // Full: every stream taken after the first answer (before it, one stream is the rule, not a reason to grow).
+            let isFull = { (connection: APNsConnection) in connection.isSaturated && connection.streamLimit.load(ordering: .relaxed) > 1 }
+            if let bestHere, !isFull(bestHere) { return .use(bestHere) }
+            // Grow when the best connection is full, or, on an event loop, when this loop has none with room.
+            let wantsAnother = here != nil || best.map(isFull) ?? true
+            let mayOpen = state.opening == nil && state.connections.count < configuration.maxConnectionsPerKey
+            if mayOpen, wantsAnother, ContinuousClock.now >= state.nextConnectAllowed {
+                let id = connectionIds.add(1, ordering: .relaxed).newValue
+                let connection = APNsConnection.connect(
+                    id: id, endpoint: endpoint, tls: tls, eventLoop: here ?? group.next(), configuration: configuration, logger: logger
+                )
+                state.opening = connection
+                state.connections.append(connection)
+                // Senders may go on with `best` meanwhile, so the outcome is recorded here, not only by waiters.
+                connection.established.whenComplete { result in
+                    switch result {
+                    case .success: self.connectSucceeded(connection)
+                    case .failure(let error): self.connectFailed(connection, error)
+                    }
+                }
+                return best.map { .use($0) } ?? .wait(connection)
+            }
+            if let best { return .use(best) }
             if let opening = state.opening { return .wait(opening) }
-            let now = ContinuousClock.now
-            if now < state.nextConnectAllowed { return .backOff(until: state.nextConnectAllowed) }
-            let id = connectionIds.add(1, ordering: .relaxed).newValue
-            let connection = APNsConnection.connect(
-                id: id, endpoint: endpoint, tls: tls, group: group, configuration: configuration, logger: logger
-            )
-            state.opening = connection
-            state.connections.append(connection)
-            return .wait(connection)
+            return .backOff(until: state.nextConnectAllowed)
         }
+    }
+
+    /// The event loop of `group` this thread runs, if any.
+    private func loopOfThisThread() -> (any EventLoop)? {
+        guard let current = MultiThreadedEventLoopGroup.currentEventLoop else { return nil }
+        return loops.contains { $0 === current } ? current : nil
     }
 
     private func connectSucceeded(_ connection: APNsConnection) {

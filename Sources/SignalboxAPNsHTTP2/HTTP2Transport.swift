@@ -26,6 +26,8 @@ public final class HTTP2Transport: APNsTransport {
     private let tls: NIOSSLContext
     private let logger: Logger
     private let pools = Mutex<[PoolKey: ConnectionPool]>([:])
+    /// One per event loop of the group: a task sending from one uses that loop's connections.
+    public let senderExecutors: [any TaskExecutor]
 
     /// - Throws: when the trust roots cannot be read.
     public init(
@@ -35,6 +37,7 @@ public final class HTTP2Transport: APNsTransport {
     ) throws {
         self.configuration = configuration
         self.group = eventLoopGroup
+        senderExecutors = eventLoopGroup.makeIterator().map { EventLoopTaskExecutor($0) }
         self.logger = logger
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         tlsConfiguration.applicationProtocols = ["h2"]

@@ -10,7 +10,6 @@ final class PendingPush: @unchecked Sendable {
     let request: APNsRequest
     let promise: EventLoopPromise<APNsResponse>
     let deadline: NIODeadline
-    var timeout: Scheduled<Void>?
     /// The stream carrying it, once opened.
     var streamID: HTTP2StreamID?
     private(set) var isFinished = false
@@ -24,14 +23,12 @@ final class PendingPush: @unchecked Sendable {
     func succeed(_ response: APNsResponse) {
         guard !isFinished else { return }
         isFinished = true
-        timeout?.cancel()
         promise.succeed(response)
     }
 
     func fail(_ error: any Error) {
         guard !isFinished else { return }
         isFinished = true
-        timeout?.cancel()
         promise.fail(error)
     }
 }

@@ -28,6 +28,8 @@ struct Dispatcher: Service {
             await withDiscardingTaskGroup { group in
                 group.addTask { await recordLoop(results) }
                 group.addTask { await depthLoop() }
+                let executors = sender.client.transport.senderExecutors
+                var sent = 0
                 while !Task.isCancelled {
                     let free = configuration.maxInFlight - results.inFlight
                     // Claim in sizeable batches: each claim is a statement on the one storage connection.
@@ -50,7 +52,9 @@ struct Dispatcher: Service {
                     }
                     results.started(claimed.count)
                     for push in claimed {
-                        group.addTask {
+                        // On the transport's event loops a push is sent and answered without a thread switch.
+                        sent &+= 1
+                        group.addTask(executorPreference: executors.isEmpty ? nil : executors[sent % executors.count]) {
                             let result = await deliver(push)
                             // Wake the loop only when a claim became worth making (each wake-up has a cost).
                             let stillSending = results.finished(PushCompletion(push: push, result: result))

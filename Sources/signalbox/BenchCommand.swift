@@ -61,10 +61,12 @@ struct TransportBench: AsyncParsableCommand {
         // Warm up: one connection, its first request answered alone.
         _ = try await client.send(pushes[0], environment: .sandbox, tokens: tokens)
         let next = Counter()
+        let cpuBefore = ProcFS.cpuSeconds(pid: getpid())
         let started = ContinuousClock.now
         let failures = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<min(concurrency, count) {
-                group.addTask {
+            let executors = transport.senderExecutors
+            for sender in 0..<min(concurrency, count) {
+                group.addTask(executorPreference: executors.isEmpty ? nil : executors[sender % executors.count]) {
                     var failures = 0
                     while let index = next.take(below: pushes.count) {
                         let result = try await client.send(pushes[index], environment: .sandbox, tokens: tokens)
@@ -77,11 +79,13 @@ struct TransportBench: AsyncParsableCommand {
         }
         let elapsed = ContinuousClock.now - started
         let seconds = elapsed.seconds
+        let cpuSeconds = ProcFS.cpuSeconds(pid: getpid()) - cpuBefore
         let figures: [(String, Double, String)] = [
             ("transport.pushes", Double(count), "pushes"),
             ("transport.failed", Double(failures), "pushes"),
             ("transport.seconds", seconds, "s"),
             ("transport.pushes_per_second", Double(count) / seconds, "pushes/s"),
+            ("transport.cpu_us_per_push", cpuSeconds * 1e6 / Double(count), "µs"),
             ("transport.connections", Double(transport.connectionsOpened), "connections"),
             ("transport.concurrency", Double(concurrency), "streams"),
         ]

@@ -49,3 +49,24 @@ enum BenchSimulator {
         return (process, caPath)
     }
 }
+
+/// Figures of a process from `/proc` (Linux).
+enum ProcFS {
+    /// A `/proc/<pid>/status` figure (`VmRSS:`, `VmHWM:`), in kB.
+    static func memoryKilobytes(pid: Int32, field: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// CPU time (user + system) the process has used, in seconds: steadier than wall time on a shared machine.
+    static func cpuSeconds(pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return 0 }
+        // After "pid (name)": state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}

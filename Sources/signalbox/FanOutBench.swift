@@ -69,8 +69,9 @@ struct FanOutBench: AsyncParsableCommand {
         // A fresh process on the loaded data: its memory is what N registered tokens cost at rest.
         server = try await serve()
         try await Task.sleep(for: .seconds(3))
-        let idleRSS = memoryKilobytes(pid: server.processIdentifier, field: "VmRSS:")
+        let idleRSS = ProcFS.memoryKilobytes(pid: server.processIdentifier, field: "VmRSS:")
 
+        let cpuBefore = ProcFS.cpuSeconds(pid: server.processIdentifier)
         let posted = ContinuousClock.now
         let event = try await api.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#)
         guard let eventId = event["eventId"] as? String else { throw ValidationError("event not accepted: \(event)") }
@@ -88,6 +89,7 @@ struct FanOutBench: AsyncParsableCommand {
             status = try await api.call("GET", "/v1/apps/\(appId)/events/\(eventId)", key: serverKey)
         }
         let seconds = (ContinuousClock.now - posted).seconds
+        let cpuSeconds = ProcFS.cpuSeconds(pid: server.processIdentifier) - cpuBefore
         let delivered = status["delivered"] as? Int ?? 0
         try BenchReport(figures: [
             ("fan_out.tokens", Double(count), "tokens"),
@@ -98,7 +100,8 @@ struct FanOutBench: AsyncParsableCommand {
             ("fan_out.seconds", seconds, "s"),
             ("fan_out.pushes_per_second", Double(delivered) / seconds, "pushes/s"),
             ("fan_out.event_to_first_push_ms", firstPush.seconds * 1000, "ms"),
-            ("fan_out.server_peak_rss_mb", Double(memoryKilobytes(pid: server.processIdentifier, field: "VmHWM:")) / 1024, "MB"),
+            ("fan_out.server_cpu_us_per_push", cpuSeconds * 1e6 / Double(max(delivered, 1)), "µs"),
+            ("fan_out.server_peak_rss_mb", Double(ProcFS.memoryKilobytes(pid: server.processIdentifier, field: "VmHWM:")) / 1024, "MB"),
         ]).write(jsonPath: json)
     }
 
@@ -168,13 +171,6 @@ struct FanOutBench: AsyncParsableCommand {
 
     private static func installationId(_ index: Int) -> String { "i" + String(format: "%08d", index) }
     private static func token(_ index: Int) -> String { String(format: "%064x", index + 1) }
-
-    /// A `/proc/<pid>/status` figure (`VmRSS:`, `VmHWM:`), in kB.
-    private func memoryKilobytes(pid: Int32, field: String) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        let line = status.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-    }
 }
 
 /// JSON over HTTP/1.1 to the server or the simulator's admin endpoint.

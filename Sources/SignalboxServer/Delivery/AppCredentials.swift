@@ -14,6 +14,8 @@ final class AppCredentials: Sendable {
     private let secrets: SecretBox
     private let onLoad: @Sendable (SigningKey) -> Void
     private let cache = Mutex<[String: Entry]>([:])
+    /// Loads under way: the first thousand pushes of an event all miss the cache; one reads and unseals.
+    private let loading = Mutex<[String: Task<Entry?, any Error>]>([:])
 
     /// - Parameter onLoad: called with each key when first loaded (local mode trusts it in the simulator).
     init(store: any RegistryStore, secrets: SecretBox, onLoad: @escaping @Sendable (SigningKey) -> Void) {
@@ -26,15 +28,23 @@ final class AppCredentials: Sendable {
     /// - Throws: when storage fails or the stored key cannot be unsealed or parsed.
     func entry(appId: String) async throws -> Entry? {
         if let cached = cache.withLock({ $0[appId] }) { return cached }
+        let load = loading.withLock { loading in
+            if let running = loading[appId] { return running }
+            let task = Task { try await self.load(appId: appId) }
+            loading[appId] = task
+            return task
+        }
+        defer { _ = loading.withLock { $0.removeValue(forKey: appId) } }
+        return try await load.value
+    }
+
+    private func load(appId: String) async throws -> Entry? {
         guard let app = try await store.app(id: appId) else { return nil }
         let key = try SigningKey(pem: try secrets.open(app.sealedPrivateKey), keyId: app.keyId, teamId: app.teamId)
         let entry = Entry(bundleId: app.bundleId, tokens: ProviderTokenManager(key: key))
         onLoad(key)
-        return cache.withLock { cache in
-            if let raced = cache[appId] { return raced }
-            cache[appId] = entry
-            return entry
-        }
+        cache.withLock { $0[appId] = entry }
+        return entry
     }
 
     func forget(appId: String) {

@@ -29,6 +29,12 @@ public protocol APNsTransport: Sendable {
 
 extension APNsTransport {
     public var senderExecutors: [any TaskExecutor] { [] }
+
+    /// The executor for the `index`-th sending task, round robin over `senderExecutors`; `nil` when there are none.
+    public func senderExecutor(for index: Int) -> (any TaskExecutor)? {
+        let executors = senderExecutors
+        return executors.isEmpty ? nil : executors[index % executors.count]
+    }
 }
 
 /// Why a transport produced no APNs answer. A push that failed this way may or may not have reached

@@ -81,7 +81,6 @@ final class APNsConnection: @unchecked Sendable {
                     // Our header blocks are built by `Push`; validating every block on both sides cost 4 % of
                     // the client's CPU (perf). Answers are read field by field (`ConnectionHandler`).
                     connectionConfiguration.headerBlockValidation = .disabled
-                    connectionConfiguration.contentLengthValidation = .disabled
                     // APNs is a trusted peer: a server may legitimately reset every stream after answering
                     // (RST_STREAM NO_ERROR), so the anti-abuse limit on inbound resets must not close us.
                     var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
@@ -213,7 +212,7 @@ final class APNsConnection: @unchecked Sendable {
     private func sweepDeadlines() {
         deadlineSweepTask = nil
         let now = NIODeadline.now()
-        for pending in watched where !pending.isFinished && pending.deadline <= now { deadlinePassed(pending) }
+        for pending in watched where pending.deadline <= now { deadlinePassed(pending) }
         watched.removeAll { $0.isFinished }
         if !watched.isEmpty {
             deadlineSweepTask = eventLoop.scheduleTask(in: Self.deadlineSweep) { self.sweepDeadlines() }

@@ -64,9 +64,8 @@ struct TransportBench: AsyncParsableCommand {
         let cpuBefore = ProcFS.cpuSeconds(pid: getpid())
         let started = ContinuousClock.now
         let failures = try await withThrowingTaskGroup(of: Int.self) { group in
-            let executors = transport.senderExecutors
             for sender in 0..<min(concurrency, count) {
-                group.addTask(executorPreference: executors.isEmpty ? nil : executors[sender % executors.count]) {
+                group.addTask(executorPreference: transport.senderExecutor(for: sender)) {
                     var failures = 0
                     while let index = next.take(below: pushes.count) {
                         let result = try await client.send(pushes[index], environment: .sandbox, tokens: tokens)

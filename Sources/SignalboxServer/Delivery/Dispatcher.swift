@@ -28,7 +28,6 @@ struct Dispatcher: Service {
             await withDiscardingTaskGroup { group in
                 group.addTask { await recordLoop(results) }
                 group.addTask { await depthLoop() }
-                let executors = sender.client.transport.senderExecutors
                 var sent = 0
                 while !Task.isCancelled {
                     let free = configuration.maxInFlight - results.inFlight
@@ -54,7 +53,7 @@ struct Dispatcher: Service {
                     for push in claimed {
                         // On the transport's event loops a push is sent and answered without a thread switch.
                         sent &+= 1
-                        group.addTask(executorPreference: executors.isEmpty ? nil : executors[sent % executors.count]) {
+                        group.addTask(executorPreference: sender.client.transport.senderExecutor(for: sent)) {
                             let result = await deliver(push)
                             // Wake the loop only when a claim became worth making (each wake-up has a cost).
                             let stillSending = results.finished(PushCompletion(push: push, result: result))

@@ -8,7 +8,7 @@ public struct DeviceToken: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Validates and lower-cases a hex token.
     /// - Throws: `DeviceToken.Invalid` when empty, odd-length, too long or not hex.
-    public init(hex: some StringProtocol) throws(Invalid) {
+    public init(hex: String) throws(Invalid) {
         guard !hex.isEmpty else { throw Invalid(message: "token is empty") }
         guard hex.utf8.count <= Self.maximumHexLength else {
             throw Invalid(message: "token is longer than \(Self.maximumHexLength) hex characters")
@@ -23,7 +23,7 @@ public struct DeviceToken: Sendable, Hashable, Codable, CustomStringConvertible 
             default: throw Invalid(message: "token is not hexadecimal")
             }
         }
-        self.hex = hasUpperCase ? hex.lowercased() : String(hex)
+        self.hex = hasUpperCase ? hex.lowercased() : hex
     }
 
     /// Encodes raw token bytes (as WidgetKit, ControlCenter and PushKit hand them out).

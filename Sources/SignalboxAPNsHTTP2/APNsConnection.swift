@@ -71,7 +71,6 @@ final class APNsConnection: @unchecked Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let tlsHandler = try NIOSSLClientHandler(context: tls, serverHostname: serverHostname)
                     try channel.pipeline.syncOperations.addHandler(tlsHandler)
-                    try channel.pipeline.syncOperations.addHandler(FlushCoalescingHandler())
                     var settings = HTTP2Settings()
                     settings.append(HTTP2Setting(parameter: .enablePush, value: 0))
                     settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: 100))

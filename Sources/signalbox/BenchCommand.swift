@@ -30,6 +30,7 @@ struct TransportBench: AsyncParsableCommand {
     @Option(help: "Pushes to send.") var count = 100_000
     @Option(help: "Pushes in flight at once.") var concurrency = 2_000
     @Option(help: "Most connections the transport may open.") var connections = 4
+    @Option(help: "Most concurrent streams per connection (the server's SETTINGS may lower it).") var streams = 1000
     @Option(help: "Host of an already running double (default: start the simulator).") var host: String?
     @Option(help: "Port of the double (or of the simulator started).") var port = 22197
     @Option(help: "PEM certificate the double presents.") var ca: String?
@@ -50,6 +51,7 @@ struct TransportBench: AsyncParsableCommand {
             host: host ?? "127.0.0.1", port: port, trustRoots: .pemFile(trust)
         )
         configuration.maxConnectionsPerKey = connections
+        configuration.maxConcurrentStreamsPerConnection = streams
         var logger = Logger(label: "signalbox.bench")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let transport = try HTTP2Transport(configuration: configuration, logger: logger)

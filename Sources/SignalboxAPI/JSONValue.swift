@@ -64,8 +64,7 @@ extension Decoder {
     /// Throws when the object holds a field that `Keys` does not list.
     func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
         let container = try self.container(keyedBy: AnyCodingKey.self)
-        let known = Set(Keys.allCases.map(\.stringValue))
-        if let unknown = container.allKeys.first(where: { !known.contains($0.stringValue) }) {
+        if let unknown = container.allKeys.first(where: { Keys(stringValue: $0.stringValue) == nil }) {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: codingPath + [unknown], debugDescription: "unknown field '\(unknown.stringValue)'")
             )

@@ -28,10 +28,7 @@ public struct DeviceToken: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Encodes raw token bytes (as WidgetKit, ControlCenter and PushKit hand them out).
     public init(bytes: some Sequence<UInt8>) throws(Invalid) {
-        try self.init(hex: bytes.map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
-        }.joined())
+        try self.init(hex: Hex.encode(bytes))
     }
 
     public var description: String { hex }

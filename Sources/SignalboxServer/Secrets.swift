@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SignalboxAPNs
 
 /// Seals secrets at rest with AES-256-GCM under the master key.
 public struct SecretBox: Sendable {
@@ -29,7 +30,7 @@ public enum Secret {
 
     /// SHA-256 hex of a key; keys are stored only this way.
     public static func hash(_ key: String) -> String {
-        SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(key.utf8)))
     }
 
     public static func randomBytes(_ count: Int) -> [UInt8] {

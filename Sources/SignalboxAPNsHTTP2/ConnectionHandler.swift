@@ -73,8 +73,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
         scheduleFlush(context)
     }
 
-    /// Flushes once at the end of this tick's work. A flush per push ran NIOHTTP2's flush path and a TLS
-    /// record per push (9 % of the client's CPU, perf); answers read in one batch start many pushes.
+    /// Flushes once at the end of this tick's work: answers read in one batch start many pushes, and one
+    /// flush carries them all in as few TLS records and `write(2)`s as possible.
     private func scheduleFlush(_ context: ChannelHandlerContext) {
         guard !flushScheduled else { return }
         flushScheduled = true

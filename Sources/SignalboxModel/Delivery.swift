@@ -52,11 +52,14 @@ public struct FanOutStep: Sendable, Hashable {
     public var coalesced: Int
     /// Whether the event's audience is exhausted.
     public var finished: Bool
+    /// Pushes due now that were stored already claimed (`sending`), for the dispatcher to send as they are.
+    public var handedOff: [OutboxPush]
 
-    public init(planned: Int, coalesced: Int, finished: Bool) {
+    public init(planned: Int, coalesced: Int, finished: Bool, handedOff: [OutboxPush] = []) {
         self.planned = planned
         self.coalesced = coalesced
         self.finished = finished
+        self.handedOff = handedOff
     }
 }
 

@@ -16,7 +16,10 @@ public protocol DeliveryStore: Sendable {
     func eventsToFanOut(limit: Int) async throws -> [EventRecord]
     /// Plans the next batch of up to `batchSize` installations of the event's audience, stores the pushes
     /// (coalescing each into a pending push for the same token and payload) and advances the event's cursor.
-    func fanOutStep(eventId: String, batchSize: Int, now: Date) async throws -> FanOutStep
+    /// Up to `handOff` pushes due now and without a pending twin are stored already claimed (`sending`) and
+    /// returned in `handedOff`: the caller sends them without a claim (and they are released, like any claim,
+    /// if the process stops first).
+    func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep
 
     /// Returns pushes left `sending` by a process that stopped to `pending`. Call once at start.
     func releaseClaims() async throws

@@ -42,7 +42,7 @@ extension SQLRegistryStore: DeliveryStore {
         }
     }
 
-    public func fanOutStep(eventId: String, batchSize: Int, now: Date) async throws -> FanOutStep {
+    public func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep {
         try await transaction { db in
             guard let row = try await db.raw("SELECT * FROM events WHERE event_id = \(bind: eventId)").first() else {
                 return FanOutStep(planned: 0, coalesced: 0, finished: true)
@@ -58,7 +58,7 @@ extension SQLRegistryStore: DeliveryStore {
             // An event's pushes share one kind, so at most one minimum interval applies.
             var interval = 0
             if let kind = pushes.first?.kind { interval = try await Self.intervals(db, appId: event.appId)[kind] ?? 0 }
-            let coalesced = try await Self.enqueue(db, pushes, event: event, interval: interval)
+            let (coalesced, handedOff) = try await Self.enqueue(db, pushes, event: event, interval: interval, now: now, handOff: handOff)
             let finished = page.count < batchSize
             try await db.raw("""
                 UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
@@ -66,7 +66,7 @@ extension SQLRegistryStore: DeliveryStore {
                     coalesced = coalesced + \(bind: coalesced)
                 WHERE event_id = \(bind: eventId)
                 """).run()
-            return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished)
+            return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
         }
     }
 
@@ -187,31 +187,45 @@ extension SQLRegistryStore: DeliveryStore {
     }
 
     /// Inserts the pushes; one already pending for the same token and payload absorbs the new one. With a
-    /// minimum `interval` (seconds, 0 for none), a push waits until its token's last push is that old.
-    /// - Returns: how many were absorbed.
-    private static func enqueue(_ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord, interval: Int) async throws -> Int {
+    /// minimum `interval` (seconds, 0 for none), a push waits until its token's last push is that old. Up to
+    /// `handOff` pushes due `now` without a pending twin are inserted `sending` and returned.
+    /// - Returns: how many were absorbed, and the pushes handed off.
+    private static func enqueue(
+        _ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord, interval: Int, now: Date, handOff: Int
+    ) async throws -> (coalesced: Int, handedOff: [OutboxPush]) {
         var coalesced = 0
+        var handedOff: [OutboxPush] = []
         for chunk in pushes.chunked(1_000) {
             var rows: [SQLQueryString] = []
             var ids: [String: PlannedPush] = [:]
             let kind = chunk[chunk.startIndex].kind
             let earliest = try await Self.earliest(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval)
+            let due = { (push: PlannedPush) in max(event.createdAt.milliseconds, earliest[push.token] ?? 0) }
+            let sendNow = try await Self.sendableNow(
+                db, chunk.filter { due($0) <= now.milliseconds }.prefix(handOff - handedOff.count), appId: event.appId
+            )
             for push in chunk {
                 let id = PushIds.next()
                 ids[id] = push
-                let due = max(event.createdAt.milliseconds, earliest[push.token] ?? 0)
+                let sending = sendNow.contains(push.token + "\u{0}" + push.payload)
                 rows.append("""
                     (\(bind: id), \(bind: push.installationId), \(bind: push.token), \(bind: push.environment.rawValue),
-                    \(bind: push.payload), \(bind: due))
+                    \(bind: push.payload), \(bind: due(push)), \(unsafeRaw: sending ? "'sending'" : "'pending'"))
                     """)
+                if sending {
+                    handedOff.append(OutboxPush(
+                        id: id, appId: event.appId, eventId: event.id, installationId: push.installationId, token: push.token,
+                        kind: push.kind, environment: push.environment, payload: push.payload, attempts: 0, eventCreatedAt: event.createdAt
+                    ))
+                }
             }
             // What the rows share is bound once (half the binds of one full row per push). `WHERE true` tells
-            // SQLite's parser that ON CONFLICT belongs to the INSERT, not to a join.
+            // SQLite's parser that ON CONFLICT belongs to the INSERT, not to a join. Only `pending` rows can conflict.
             let inserted = try await db.raw("""
                 INSERT INTO outbox (push_id, app_id, event_id, installation_id, token, kind, environment, payload, state, attempts,
                     next_attempt_at, event_created_at)
                 SELECT column1, \(bind: event.appId), \(bind: event.id), column2, column3, \(bind: kind.rawValue), column4, column5,
-                    'pending', 0, column6, \(bind: event.createdAt.milliseconds)
+                    column7, 0, column6, \(bind: event.createdAt.milliseconds)
                 FROM (VALUES \(rows.joined(separator: ", "))) WHERE true
                 ON CONFLICT DO NOTHING RETURNING push_id
                 """).all().map { try $0.decode(column: "push_id", as: String.self) }
@@ -226,7 +240,16 @@ extension SQLRegistryStore: DeliveryStore {
                 try await db.raw("UPDATE outbox SET absorbed = 1 WHERE \(pending)").run()
             }
         }
-        return coalesced
+        return (coalesced, handedOff)
+    }
+
+    /// Of these pushes, the ones no pending push absorbs (keys: token, NUL, payload).
+    private static func sendableNow(_ db: any SQLDatabase, _ pushes: ArraySlice<PlannedPush>, appId: String) async throws -> Set<String> {
+        guard !pushes.isEmpty else { return [] }
+        let twins = Set(try await db.raw("""
+            SELECT token, payload FROM outbox WHERE app_id = \(bind: appId) AND token IN (\(binds: pushes.map(\.token))) AND state = 'pending'
+            """).all().map { try $0.decode(column: "token", as: String.self) + "\u{0}" + $0.decode(column: "payload", as: String.self) })
+        return Set(pushes.map { $0.token + "\u{0}" + $0.payload }).subtracting(twins)
     }
 }
 

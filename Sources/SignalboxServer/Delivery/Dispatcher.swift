@@ -7,8 +7,9 @@ import SignalboxModel
 import SignalboxStore
 import Synchronization
 
-/// Delivers the outbox: claims due pushes, sends up to `maxInFlight` at once, and records each result in
-/// batches. Pushes claimed but not recorded when the process dies are released at the next start.
+/// Delivers the outbox: sends the pushes the fan-out handed off and claims other due pushes, up to
+/// `maxInFlight` at once, and records each result in batches. Pushes claimed (or handed off) but not recorded
+/// when the process dies are released at the next start.
 struct Dispatcher: Service {
     let store: any DeliveryStore
     let sender: PushSender
@@ -23,13 +24,27 @@ struct Dispatcher: Service {
 
     func run() async throws {
         try await store.releaseClaims()
-        let results = ResultBuffer()
+        signals.handOffLimit.store(configuration.maxInFlight, ordering: .releasing)
+        let results = signals.results
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await recordLoop(results) }
                 group.addTask { await depthLoop() }
                 var sent = 0
+                // Starts one push's send (it is already counted in flight).
+                func send(_ push: OutboxPush) {
+                    // On the transport's event loops a push is sent and answered without a thread switch.
+                    sent &+= 1
+                    group.addTask(executorPreference: sender.client.transport.senderExecutor(for: sent)) {
+                        let result = await deliver(push)
+                        // Wake a loop only when a claim or a fan-out page became worth making (each wake-up has a cost).
+                        let stillSending = results.finished(PushCompletion(push: push, result: result))
+                        if stillSending == 0 || stillSending == configuration.maxInFlight - worthClaiming { signals.outbox.signal() }
+                        if stillSending == max(0, configuration.maxInFlight - configuration.fanOutBatch) { signals.room.signal() }
+                    }
+                }
                 while !Task.isCancelled {
+                    signals.handedOff.take().forEach(send)
                     let free = configuration.maxInFlight - results.inFlight
                     // Claim in sizeable batches: each claim is a statement on the one storage connection.
                     guard free > 0, free >= worthClaiming || results.inFlight == 0 else {
@@ -50,16 +65,7 @@ struct Dispatcher: Service {
                         logger.error("claiming pushes failed", metadata: ["error": "\(error)"])
                     }
                     results.started(claimed.count)
-                    for push in claimed {
-                        // On the transport's event loops a push is sent and answered without a thread switch.
-                        sent &+= 1
-                        group.addTask(executorPreference: sender.client.transport.senderExecutor(for: sent)) {
-                            let result = await deliver(push)
-                            // Wake the loop only when a claim became worth making (each wake-up has a cost).
-                            let stillSending = results.finished(PushCompletion(push: push, result: result))
-                            if stillSending == 0 || stillSending == configuration.maxInFlight - worthClaiming { signals.outbox.signal() }
-                        }
-                    }
+                    claimed.forEach(send)
                     // Nothing more due now: sleep until new pushes are stored or the next retry is due.
                     if claimed.count < limit { await signals.outbox.wait(upTo: await idleWait(paused: paused)) }
                 }

@@ -9,6 +9,18 @@ final class ResultBuffer: Sendable {
 
     func started(_ count: Int) { state.withLock { $0.inFlight += count } }
 
+    /// Counts up to `count` pushes in flight without passing `limit`. - Returns: how many were counted.
+    func reserve(upTo count: Int, limit: Int) -> Int {
+        state.withLock { state in
+            let granted = max(0, min(count, limit - state.inFlight))
+            state.inFlight += granted
+            return granted
+        }
+    }
+
+    /// Gives back slots reserved but not used.
+    func release(_ count: Int) { state.withLock { $0.inFlight -= count } }
+
     /// - Returns: how many pushes are still being sent.
     func finished(_ completion: PushCompletion) -> Int {
         state.withLock { state in
@@ -22,6 +34,20 @@ final class ResultBuffer: Sendable {
         state.withLock { state in
             defer { state.results = [] }
             return state.results
+        }
+    }
+}
+
+/// Pushes stored already claimed by the fan-out (`FanOutStep.handedOff`), counted in flight, not yet sent.
+final class HandedOffPushes: Sendable {
+    private let pushes = Mutex<[OutboxPush]>([])
+
+    func add(_ handed: [OutboxPush]) { pushes.withLock { $0.append(contentsOf: handed) } }
+
+    func take() -> [OutboxPush] {
+        pushes.withLock { pushes in
+            defer { pushes = [] }
+            return pushes
         }
     }
 }

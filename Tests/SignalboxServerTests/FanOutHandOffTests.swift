@@ -1,0 +1,69 @@
+import Foundation
+import SignalboxAPI
+import SignalboxModel
+import SignalboxStore
+import Testing
+
+/// `fanOutStep(handOff:)`: pushes due now are stored already claimed and returned, never claimable twice;
+/// a pending twin still absorbs a new push; what exceeds the hand-off stays pending for a claim.
+@Suite struct FanOutHandOffTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func event(_ id: String, createdAt: Date) -> EventRecord {
+        EventRecord(
+            id: id, appId: "a", request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all),
+            createdAt: createdAt
+        )
+    }
+
+    /// A fresh in-memory store with app `a`.
+    func withStore(_ body: (SQLRegistryStore) async throws -> Void) async throws {
+        let store = try await SQLiteRegistryStore.open(path: nil, logger: .init(label: "test"))
+        do {
+            try await store.createApp(RegistryStoreConformance.app("a"))
+            try await body(store)
+        } catch {
+            try await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    @Test func pushesDueNowAreHandedOffClaimedAndOnlyOnce() async throws { try await withStore { store in
+        for index in 1...5 {
+            try await store.putInstallation(appId: "a", Installation(id: "i\(index)", userId: nil, channels: [], environment: .sandbox), now: now)
+            try await store.putControls(appId: "a", installationId: "i\(index)", [Control(kind: "door", pushToken: "0\(index)")], now: now)
+        }
+
+        // First event: three of five handed off, two left pending.
+        try await store.createEvent(event("e1", createdAt: now))
+        let first = try await store.fanOutStep(eventId: "e1", batchSize: 10, now: now, handOff: 3)
+        #expect(first.planned == 5 && first.coalesced == 0 && first.finished)
+        #expect(first.handedOff.map(\.token).sorted() == ["01", "02", "03"])
+        #expect(first.handedOff.allSatisfy { $0.eventId == "e1" && $0.attempts == 0 && $0.kind == .controls })
+        let claimed = try await store.claimDuePushes(now: now, limit: 100, pausedApps: [])
+        #expect(claimed.map(\.token).sorted() == ["04", "05"], "handed-off pushes are already claimed")
+
+        // Second event: its push for a token with a pending twin is absorbed, not handed off. Return 04 to pending first.
+        let retry = PushCompletion(push: try #require(claimed.first { $0.token == "04" }), result: .retry(at: now))
+        _ = try await store.complete([retry], now: now)
+        try await store.createEvent(event("e2", createdAt: now + 1))
+        let second = try await store.fanOutStep(eventId: "e2", batchSize: 10, now: now + 1, handOff: 10)
+        #expect(second.coalesced == 1)
+        #expect(second.handedOff.map(\.token).sorted() == ["01", "02", "03", "05"])
+
+        // A stop before results are recorded: every claim, handed off or not, comes back, twins merged.
+        try await store.releaseClaims()
+        let released = try await store.claimDuePushes(now: now + 1, limit: 100, pausedApps: [])
+        #expect(released.map(\.token).sorted() == ["01", "02", "03", "04", "05"])
+        #expect(released.allSatisfy { $0.carriesAbsorbedEvents }, "each carries the other event too")
+    } }
+
+    @Test func pushesDueLaterAreNotHandedOff() async throws { try await withStore { store in
+        try await store.putInstallation(appId: "a", Installation(id: "i", userId: nil, channels: [], environment: .sandbox), now: now)
+        try await store.putControls(appId: "a", installationId: "i", [Control(kind: "door", pushToken: "01")], now: now)
+        try await store.createEvent(event("e", createdAt: now + 60))
+        let step = try await store.fanOutStep(eventId: "e", batchSize: 10, now: now, handOff: 10)
+        #expect(step.planned == 1 && step.handedOff.isEmpty)
+    } }
+}

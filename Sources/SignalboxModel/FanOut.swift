@@ -25,6 +25,11 @@ public struct PlannedPush: Sendable, Hashable {
     /// The JSON payload, canonical, so equal pushes coalesce.
     public var payload: String
 
+    /// Pushes with the same key coalesce into one (the outbox keeps one pending push per token and payload).
+    public var coalescingKey: String { Self.coalescingKey(token: token, payload: payload) }
+
+    public static func coalescingKey(token: String, payload: String) -> String { token + "\u{0}" + payload }
+
     public init(installationId: String, token: String, kind: PushKind, environment: Environment, payload: String) {
         self.installationId = installationId
         self.token = token
@@ -73,7 +78,7 @@ public enum FanOutPlanner {
         var pushes: [PlannedPush] = []
         var seen = Set<String>()
         for candidate in candidates {
-            guard let push = plan(target, candidate), seen.insert(push.token + "\u{0}" + push.payload).inserted else { continue }
+            guard let push = plan(target, candidate), seen.insert(push.coalescingKey).inserted else { continue }
             pushes.append(push)
         }
         return pushes

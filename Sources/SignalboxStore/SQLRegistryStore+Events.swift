@@ -207,7 +207,7 @@ extension SQLRegistryStore: DeliveryStore {
             for push in chunk {
                 let id = PushIds.next()
                 ids[id] = push
-                let sending = sendNow.contains(push.token + "\u{0}" + push.payload)
+                let sending = !sendNow.isEmpty && sendNow.contains(push.coalescingKey)
                 rows.append("""
                     (\(bind: id), \(bind: push.installationId), \(bind: push.token), \(bind: push.environment.rawValue),
                     \(bind: push.payload), \(bind: due(push)), \(unsafeRaw: sending ? "'sending'" : "'pending'"))
@@ -243,13 +243,15 @@ extension SQLRegistryStore: DeliveryStore {
         return (coalesced, handedOff)
     }
 
-    /// Of these pushes, the ones no pending push absorbs (keys: token, NUL, payload).
+    /// Of these pushes, the ones no pending push absorbs, by `coalescingKey`.
     private static func sendableNow(_ db: any SQLDatabase, _ pushes: ArraySlice<PlannedPush>, appId: String) async throws -> Set<String> {
         guard !pushes.isEmpty else { return [] }
-        let twins = Set(try await db.raw("""
+        let twins = try await db.raw("""
             SELECT token, payload FROM outbox WHERE app_id = \(bind: appId) AND token IN (\(binds: pushes.map(\.token))) AND state = 'pending'
-            """).all().map { try $0.decode(column: "token", as: String.self) + "\u{0}" + $0.decode(column: "payload", as: String.self) })
-        return Set(pushes.map { $0.token + "\u{0}" + $0.payload }).subtracting(twins)
+            """).all().map {
+            PlannedPush.coalescingKey(token: try $0.decode(column: "token", as: String.self), payload: try $0.decode(column: "payload", as: String.self))
+        }
+        return Set(pushes.map(\.coalescingKey)).subtracting(twins)
     }
 }
 

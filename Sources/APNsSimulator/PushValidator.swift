@@ -26,6 +26,8 @@ struct ConnectionAuth: Sendable {
     var acceptedAt: Date?
     /// The first team seen on the connection; other teams are refused.
     var teamId: String?
+    /// Set by a second provider token within 20 minutes: every request is refused until then.
+    var blockedUntil: Date?
 }
 
 /// Validates a request as APNs does (`apns.md` §1–2), without I/O.
@@ -105,8 +107,11 @@ struct PushValidator {
         let isKnown = connection.acceptedJWT.map { $0 == jwt } ?? false
         if !isKnown, !parsed.isSigned(by: key.publicKey) { return reject(403, .invalidProviderToken) }
         if now.timeIntervalSince(parsed.issuedAt) > Self.providerTokenLifetime { return reject(403, .expiredProviderToken) }
+        // After a token switch too soon, the connection is unusable until a switch would have been allowed (`apns.md` §3.3).
+        if let blockedUntil = connection.blockedUntil, now < blockedUntil { return reject(429, .tooManyProviderTokenUpdates) }
         if !isKnown {
             if let acceptedAt = connection.acceptedAt, now.timeIntervalSince(acceptedAt) < Self.providerTokenUpdateInterval {
+                connection.blockedUntil = acceptedAt.addingTimeInterval(Self.providerTokenUpdateInterval)
                 return reject(429, .tooManyProviderTokenUpdates)
             }
             connection = ConnectionAuth(acceptedJWT: String(jwt), acceptedAt: now, teamId: parsed.teamId)

@@ -8,6 +8,9 @@ public struct SigningKey: Sendable {
     /// The 10-character Key ID (`kid`).
     public let keyId: String
     let privateKey: P256.Signing.PrivateKey
+    /// Tells keys apart that claim the same ids (a misconfigured app): the first 8 bytes of the public key's
+    /// SHA-256, in hex.
+    public let fingerprint: String
 
     /// Reads a `.p8` PEM (PKCS#8, EC P-256).
     /// - Throws: `SigningKey.Invalid` when the PEM is not a P-256 private key or the ids look wrong.
@@ -21,6 +24,7 @@ public struct SigningKey: Sendable {
         }
         self.keyId = keyId
         self.teamId = teamId
+        fingerprint = Self.fingerprint(of: privateKey)
     }
 
     /// Wraps an existing key (tests, generated keys).
@@ -28,6 +32,11 @@ public struct SigningKey: Sendable {
         self.privateKey = privateKey
         self.keyId = keyId
         self.teamId = teamId
+        fingerprint = Self.fingerprint(of: privateKey)
+    }
+
+    private static func fingerprint(of key: P256.Signing.PrivateKey) -> String {
+        Hex.encode(SHA256.hash(data: key.publicKey.rawRepresentation).prefix(8))
     }
 
     /// The public half, as APNs (or the simulator) uses to verify signatures.

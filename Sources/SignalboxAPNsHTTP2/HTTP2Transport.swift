@@ -6,7 +6,7 @@ import SignalboxAPNs
 import Synchronization
 
 /// The production APNs transport: HTTP/2 over TLS (ALPN `h2`) on swift-nio-http2, with connection pools per
-/// (environment, team, key).
+/// (environment, team, key); a connection carries one provider token at a time.
 ///
 /// ```swift
 /// let transport = try HTTP2Transport(configuration: .init(), logger: logger)
@@ -19,6 +19,7 @@ public final class HTTP2Transport: APNsTransport {
         var environment: APNsEnvironment
         var teamId: String
         var keyId: String
+        var keyFingerprint: String
     }
 
     public let configuration: Configuration
@@ -61,6 +62,12 @@ public final class HTTP2Transport: APNsTransport {
     /// Connections opened since start across all pools.
     public var connectionsOpened: Int { pools.withLock { $0.values.reduce(0) { $0 + $1.connectionsOpened } } }
 
+    /// Pushes sent again since start because their answer was lost: the most duplicates the transport may have caused.
+    public var resentAfterLostAnswer: Int { pools.withLock { $0.values.reduce(0) { $0 + $1.resentAfterLostAnswer.load(ordering: .relaxed) } } }
+
+    /// Pushes moved to another connection since start because the server had not processed them.
+    public var movedAfterRefusal: Int { pools.withLock { $0.values.reduce(0) { $0 + $1.movedAfterRefusal.load(ordering: .relaxed) } } }
+
     /// Retires all connections; later sends fail with `.shutdown`.
     public func shutdown() async throws {
         let all = pools.withLock { pools in
@@ -71,7 +78,7 @@ public final class HTTP2Transport: APNsTransport {
     }
 
     private func pool(for request: APNsRequest) throws -> ConnectionPool {
-        let key = PoolKey(environment: request.environment, teamId: request.teamId, keyId: request.keyId)
+        let key = PoolKey(environment: request.environment, teamId: request.teamId, keyId: request.keyId, keyFingerprint: request.keyFingerprint)
         return try pools.withLock { pools in
             if let pool = pools[key] { return pool }
             guard let endpoint = configuration.endpoints[request.environment] else {

@@ -150,11 +150,9 @@ struct PushValidatorTests {
         let later = Self.now.addingTimeInterval(19 * 60)
         let newToken = Self.request { h, _ in h["authorization"] = Self.key.providerToken(issuedAt: later).bearer }
         #expect(validator.validate(newToken, connection: &auth, connectionId: 1, now: later) == .rejected(status: 429, reason: .tooManyProviderTokenUpdates))
-        // The same token again is fine, and a new one after 20 minutes is accepted.
-        guard case .accepted = validator.validate(original, connection: &auth, connectionId: 1, now: later) else {
-            Issue.record("known token rejected")
-            return
-        }
+        // As on APNs, the connection is now unusable, even with the token it knew, until a switch would be allowed.
+        #expect(validator.validate(original, connection: &auth, connectionId: 1, now: later) == .rejected(status: 429, reason: .tooManyProviderTokenUpdates))
+        // After 20 minutes a new token is accepted.
         let muchLater = Self.now.addingTimeInterval(21 * 60)
         let refreshed = Self.request { h, _ in h["authorization"] = Self.key.providerToken(issuedAt: muchLater).bearer }
         guard case .accepted = validator.validate(refreshed, connection: &auth, connectionId: 1, now: muchLater) else {

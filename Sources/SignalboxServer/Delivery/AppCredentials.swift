@@ -3,7 +3,7 @@ import SignalboxAPNs
 import SignalboxStore
 import Synchronization
 
-/// Each app's signing key and provider-token manager, unsealed once and cached.
+/// Each app's signing key and provider-token manager, unsealed once and cached; apps on one key share its manager.
 final class AppCredentials: Sendable {
     struct Entry: Sendable {
         let bundleId: String
@@ -14,6 +14,7 @@ final class AppCredentials: Sendable {
     private let secrets: SecretBox
     private let onLoad: @Sendable (SigningKey) -> Void
     private let cache = Mutex<[String: Entry]>([:])
+    private let tokenManagers = ProviderTokenManagers()
     /// Loads under way: the first thousand pushes of an event all miss the cache; one reads and unseals.
     private let loading = Mutex<[String: Task<Entry?, any Error>]>([:])
 
@@ -41,7 +42,7 @@ final class AppCredentials: Sendable {
     private func load(appId: String) async throws -> Entry? {
         guard let app = try await store.app(id: appId) else { return nil }
         let key = try SigningKey(pem: try secrets.open(app.sealedPrivateKey), keyId: app.keyId, teamId: app.teamId)
-        let entry = Entry(bundleId: app.bundleId, tokens: ProviderTokenManager(key: key))
+        let entry = Entry(bundleId: app.bundleId, tokens: tokenManagers.manager(for: key))
         onLoad(key)
         cache.withLock { $0[appId] = entry }
         return entry

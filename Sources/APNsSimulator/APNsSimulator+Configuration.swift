@@ -19,6 +19,8 @@ extension APNsSimulator {
         public var recordLimit = 1_000_000
         /// Faults injected at random rates.
         public var faults = FaultPlan()
+        /// How long a connection keeps reading after a graceful GOAWAY before it closes.
+        public var drainTime: Duration = .seconds(1)
         /// The simulator's clock, used for JWT age and 410 timestamps.
         public var now: @Sendable () -> Date = { Date() }
 
@@ -39,9 +41,11 @@ extension APNsSimulator {
         case status(Int, reason: String)
         /// Answer `503 Shutdown` and send GOAWAY: the connection takes no new streams.
         case shutdown
-        /// Answer normally, then send GOAWAY with this stream as the last one processed.
-        case goAway
-        /// Close the TCP connection without answering.
+        /// Leave this request unanswered and send GOAWAY naming the previous stream as the last one processed (this
+        /// one and later ones are not processed: the client must send them elsewhere). The connection closes as
+        /// soon as the streams at or below it are answered, or, `graceful`, keeps reading for `drainTime` first.
+        case goAway(graceful: Bool)
+        /// Close the TCP connection without answering and without GOAWAY.
         case reset
         /// Validate and answer normally after this delay.
         case latency(Duration)

@@ -31,6 +31,8 @@ final class SimulatorConnectionHandler: ChannelInboundHandler {
     private var needsFlush = false
     private var isOpen = true
     private var closeScheduled = false
+    /// Whether the connection keeps reading for `drainTime` after its GOAWAY before closing.
+    private var gracefulClose = true
 
     init(ledger: Ledger, configuration: APNsSimulator.Configuration, logger: Logger) {
         self.ledger = ledger
@@ -92,7 +94,14 @@ final class SimulatorConnectionHandler: ChannelInboundHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// A stream-level error ends that stream only, as on APNs; after our GOAWAY, frames the client sent before it
+    /// read the GOAWAY are ignored (RFC 9113 §6.8). Closing here would lose answers still due on the connection.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is NIOHTTP2Errors.StreamClosed || error is NIOHTTP2Errors.NoSuchStream || error is NIOHTTP2Errors.StreamError { return }
+        if lastStreamID != nil {
+            logger.debug("simulator connection error while draining", metadata: ["simulator.connection": "\(connectionId)", "error": "\(error)"])
+            return
+        }
         logger.debug("simulator connection error", metadata: ["simulator.connection": "\(connectionId)", "error": "\(error)"])
         context.close(promise: nil)
     }
@@ -107,7 +116,12 @@ final class SimulatorConnectionHandler: ChannelInboundHandler {
 
     /// Applies the next fault to a whole request, then answers it.
     private func process(_ id: HTTP2StreamID, _ request: ReceivedRequest, context: ChannelHandlerContext) {
-        if let lastStreamID, id > lastStreamID { return }  // after our GOAWAY: the client re-sends it elsewhere
+        if let lastStreamID {
+            // After our GOAWAY: a stream above it is not processed (the client sends it elsewhere); one at or below
+            // it was promised an answer, so no fault applies to it.
+            if id <= lastStreamID { answer(id, request, context: context) }
+            return
+        }
         switch ledger.nextFault() {
         case .reset:
             isOpen = false
@@ -127,9 +141,10 @@ final class SimulatorConnectionHandler: ChannelInboundHandler {
             respond(id, status: 503, reason: .shutdown, apnsId: nil, context: context)
             ledger.record(.rejected(status: 503, reason: .shutdown))
             goAway(lastStreamID: id, reason: .shutdown, context: context)
-        case .goAway:
-            answer(id, request, context: context)
-            goAway(lastStreamID: id, reason: nil, context: context)
+        case .goAway(let graceful):
+            // This request and any later one are not processed; the previous stream is the last one that is.
+            gracefulClose = graceful
+            goAway(lastStreamID: HTTP2StreamID(max(0, Int(id) - 2)), reason: .shutdown, context: context)
         case .latency, nil:
             answer(id, request, context: context)
         }
@@ -189,9 +204,16 @@ final class SimulatorConnectionHandler: ChannelInboundHandler {
         guard let lastStreamID, isOpen, !closeScheduled, !streams.keys.contains(where: { $0 <= lastStreamID }) else { return }
         closeScheduled = true
         flushIfNeeded(context: context)
-        // Give the client a moment to read the last answers; a draining client usually closes first.
         let channel = context.channel
-        context.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        guard gracefulClose else {
+            channel.close(promise: nil)
+            return
+        }
+        // Keep reading a while, as a graceful server does; a draining client usually closes first.
+        let delay = configuration.drainTime.components
+        context.eventLoop.scheduleTask(in: .nanoseconds(delay.seconds * 1_000_000_000 + delay.attoseconds / 1_000_000_000)) {
+            channel.close(promise: nil)
+        }
     }
 
     private func flushIfNeeded(context: ChannelHandlerContext) {

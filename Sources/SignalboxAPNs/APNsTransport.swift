@@ -6,13 +6,17 @@ public struct APNsRequest: Sendable {
     public var token: ProviderToken
     public var teamId: String
     public var keyId: String
+    /// `SigningKey.fingerprint`: keys claiming the same ids never share a connection, so a misconfigured app's
+    /// tokens cannot make a well-configured app's connection unusable.
+    public var keyFingerprint: String
 
-    public init(push: Push, environment: APNsEnvironment, token: ProviderToken, teamId: String, keyId: String) {
+    public init(push: Push, environment: APNsEnvironment, token: ProviderToken, teamId: String, keyId: String, keyFingerprint: String = "") {
         self.push = push
         self.environment = environment
         self.token = token
         self.teamId = teamId
         self.keyId = keyId
+        self.keyFingerprint = keyFingerprint
     }
 }
 
@@ -49,14 +53,22 @@ public struct APNsTransportError: Error, Sendable, Hashable, CustomStringConvert
         case connectionLost
         /// The transport is shut down.
         case shutdown
+        /// The push cannot be sent as it is (a header HTTP/2 forbids, a stream reset as malformed); re-sending
+        /// it would fail the same way.
+        case invalidRequest
+        /// Most recent answers from this APNs host were server errors; sending to it is paused (`retryAfter`).
+        case circuitOpen
     }
 
     public let code: Code
     public let message: String
+    /// When sending may be tried again (`circuitOpen`).
+    public let retryAfter: Duration?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, retryAfter: Duration? = nil) {
         self.code = code
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

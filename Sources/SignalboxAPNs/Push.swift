@@ -19,7 +19,9 @@ public struct Push: Sendable, Hashable {
     public var topic: String { bundleId + pushType.topicSuffix }
 
     /// Creates a push with the push type's default priority and expiration.
-    /// - Throws: `PushError` when the payload is empty, too large or the collapse id too long.
+    /// - Throws: `PushError` when the payload is empty or too large, or the collapse id is not 1–64 bytes of
+    ///   printable ASCII (0x21–0x7E: a CR, LF or NUL in a header value is a protocol error that can cost the
+    ///   whole shared connection).
     public init(
         deviceToken: DeviceToken,
         pushType: PushType,
@@ -39,8 +41,13 @@ public struct Push: Sendable, Hashable {
                 message: "payload is \(body.count) bytes; APNs accepts at most \(pushType.maximumPayloadSize)"
             )
         }
-        if let collapseId, collapseId.utf8.count > 64 {
-            throw PushError(code: .collapseIdTooLong, message: "collapse id is longer than 64 bytes")
+        if let collapseId {
+            guard collapseId.utf8.count <= 64 else {
+                throw PushError(code: .collapseIdTooLong, message: "collapse id is longer than 64 bytes")
+            }
+            guard Self.isValidCollapseId(collapseId) else {
+                throw PushError(code: .invalidCollapseId, message: "collapse id must be 1-64 printable ASCII characters (0x21-0x7E)")
+            }
         }
         guard !bundleId.isEmpty else { throw PushError(code: .missingTopic, message: "bundle id is empty") }
         self.deviceToken = deviceToken
@@ -51,6 +58,11 @@ public struct Push: Sendable, Hashable {
         self.expiration = expiration ?? pushType.defaultExpiration
         self.collapseId = collapseId
         self.id = id
+    }
+
+    /// Whether `value` may be sent as `apns-collapse-id`: 1–64 bytes, each printable ASCII without space.
+    public static func isValidCollapseId(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.count <= 64 && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
     /// The request's path, `/3/device/<hex token>`.
@@ -88,7 +100,7 @@ public struct Push: Sendable, Hashable {
 /// Why a push cannot be built; checked before anything is sent.
 public struct PushError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
-        case payloadEmpty, payloadTooLarge, collapseIdTooLong, missingTopic
+        case payloadEmpty, payloadTooLarge, collapseIdTooLong, invalidCollapseId, missingTopic
     }
 
     public let code: Code

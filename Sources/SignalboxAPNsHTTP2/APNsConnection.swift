@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: every mutable property except the atomics is touched only on `eventLoop`
 /// (entry points hop onto it first).
-final class APNsConnection: @unchecked Sendable {
+final class APNsConnection: ConnectionEvents, @unchecked Sendable {
     let id: Int
     let eventLoop: any EventLoop
     let authority: String
@@ -22,6 +22,9 @@ final class APNsConnection: @unchecked Sendable {
     private var lastActivity = NIODeadline.now()
     private var pingSentAt: NIODeadline?
     private var pingTask: RepeatedTask?
+    /// Why the connection stopped taking streams (GOAWAY and its reason, an error), for the log line of its end.
+    private var closeCause: String?
+    private var retiredByUs = false
     private let establishedPromise: EventLoopPromise<Void>
     /// Set once `establishedPromise` is completed, either way.
     private var setUpFinished = false
@@ -132,9 +135,12 @@ final class APNsConnection: @unchecked Sendable {
         apply(state.enqueue(pending))
     }
 
-    /// Stops new streams and closes once in-flight ones finish.
+    /// Stops new streams and closes once in-flight ones finish (transport shut down: not a loss).
     func retire() {
-        eventLoop.execute { self.goAwayReceived(reason: nil) }
+        eventLoop.execute {
+            self.retiredByUs = true
+            self.drain(cause: "retired by the transport")
+        }
     }
 
     // MARK: Events from the handlers (on the event loop)
@@ -164,14 +170,25 @@ final class APNsConnection: @unchecked Sendable {
         apply(state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams))
     }
 
-    func goAwayReceived(reason: String?) {
-        if let reason { logger.info("APNs sent GOAWAY", metadata: ["apns.reason": "\(reason)"]) }
-        isUsable.store(false, ordering: .relaxed)
-        apply(state.goAway())
+    /// The server sent GOAWAY: no new streams; the streams it processed are still answered.
+    func goAwayReceived(cause: String) {
+        drain(cause: cause)
     }
 
+    /// A connection-level error (TLS, protocol): drain, so answers already on their way are still read.
     func connectionError(_ error: any Error) {
-        logger.info("APNs connection error; closing", metadata: ["apns.error": "\(error)"])
+        drain(cause: "error: \(error)")
+    }
+
+    /// An answer says this connection is going away (`503 Shutdown`, `IdleTimeout`).
+    func answeredGoingAway(_ reason: String) {
+        drain(cause: "answered \(reason)")
+    }
+
+    private func drain(cause: String) {
+        if closeCause == nil { closeCause = cause }
+        isUsable.store(false, ordering: .relaxed)
+        apply(state.goAway())
     }
 
     func pingAcknowledged() {
@@ -179,7 +196,17 @@ final class APNsConnection: @unchecked Sendable {
         touch()
     }
 
-    func channelClosed() {
+    /// The channel closed; `unanswered` streams were still open, `unknown` of them possibly processed.
+    func channelClosed(unanswered: Int, unknown: Int) {
+        let metadata: Logger.Metadata = [
+            "apns.cause": "\(closeCause ?? "closed by the server without GOAWAY")",
+            "apns.unanswered": "\(unanswered)", "apns.unknown_outcome": "\(unknown)",
+        ]
+        if retiredByUs || !setUpFinished {
+            logger.debug("APNs connection closed", metadata: metadata)
+        } else {
+            logger.warning("APNs connection lost", metadata: metadata)
+        }
         isUsable.store(false, ordering: .relaxed)
         pingTask?.cancel()
         connectFailed(APNsTransportError(.connectFailed, "connection closed during set-up"))
@@ -241,6 +268,9 @@ final class APNsConnection: @unchecked Sendable {
             for pending in requests { open(pending) }
         case .requeue(let requests):
             for pending in requests { pending.fail(ConnectionFailure.notSent) }
+        case .requeueAndClose(let requests):
+            for pending in requests { pending.fail(ConnectionFailure.notSent) }
+            channel?.close(promise: nil)
         case .close:
             channel?.close(promise: nil)
         }
@@ -253,7 +283,7 @@ final class APNsConnection: @unchecked Sendable {
             return
         }
         handler.start(pending)
-        if !handler.hasStreamIDsLeft { goAwayReceived(reason: "stream ids exhausted") }
+        if !handler.hasStreamIDsLeft { drain(cause: "stream ids exhausted") }
     }
 
     private func startPinging() {
@@ -263,7 +293,7 @@ final class APNsConnection: @unchecked Sendable {
             let now = NIODeadline.now()
             if let sent = self.pingSentAt {
                 if now - sent > pingTimeout {
-                    self.logger.info("APNs connection did not answer PING; closing")
+                    if self.closeCause == nil { self.closeCause = "no PING answer within \(self.configuration.pingTimeout)" }
                     self.channel?.close(promise: nil)
                 }
             } else if now - self.lastActivity >= interval {

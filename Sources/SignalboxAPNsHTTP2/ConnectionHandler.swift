@@ -5,9 +5,26 @@ import NIOHTTP2
 import NIOTLS
 import SignalboxAPNs
 
+/// What a `ConnectionHandler` reports to the connection that owns it (`APNsConnection`, or a test's recorder).
+protocol ConnectionEvents: AnyObject {
+    func tlsEstablished(negotiatedProtocol: String?)
+    func settingsReceived(maxConcurrentStreams: Int?)
+    func goAwayReceived(cause: String)
+    /// A connection-level error; the connection should drain.
+    func connectionError(_ error: any Error)
+    /// An answer said the connection is going away (`503 Shutdown`, `IdleTimeout`, `UnrelatedKeyIdInToken`).
+    func answeredGoingAway(_ reason: String)
+    func pingAcknowledged()
+    func streamClosed(answered: Bool)
+    /// `unanswered` streams were open when the channel closed, `unknown` of them possibly processed.
+    func channelClosed(unanswered: Int, unknown: Int)
+}
+
 /// Speaks HTTP/2 frames for one APNs connection: writes each push as HEADERS + DATA on its own stream,
 /// collects the answers by stream id, and reports connection events (TLS, SETTINGS, GOAWAY, PING, close)
-/// to its `APNsConnection`. Streams are plain ids, not child channels: a push costs two frames, not a pipeline.
+/// to its connection. Streams are plain ids, not child channels: a push costs two frames, not a pipeline.
+///
+/// A push whose answer was read is never failed afterwards, whatever happens to the connection.
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundIn = HTTP2Frame
@@ -25,14 +42,16 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Stream ids left before a connection must be replaced (ids are 31-bit and never reused).
     static let lastUsableStreamID = Int(Int32.max) - 2
 
-    private let connection: APNsConnection
+    private let connection: any ConnectionEvents
     private let authority: String
     private var context: ChannelHandlerContext?
     private var streams: [HTTP2StreamID: Stream] = [:]
     private var nextStreamID = 1
     private var flushScheduled = false
+    /// The lowest last-stream-id of the GOAWAYs received: streams above it were not processed.
+    private var goAwayLastStreamID: HTTP2StreamID?
 
-    init(connection: APNsConnection, authority: String) {
+    init(connection: any ConnectionEvents, authority: String) {
         self.connection = connection
         self.authority = authority
     }
@@ -45,9 +64,16 @@ final class ConnectionHandler: ChannelDuplexHandler {
     var hasStreamIDsLeft: Bool { nextStreamID <= Self.lastUsableStreamID }
 
     /// Writes a push on a new stream; one flush per event-loop tick carries every push written in it.
+    /// A push whose headers HTTP/2 cannot carry fails alone, before a stream is opened.
     func start(_ pending: PendingPush) {
         guard let context, hasStreamIDsLeft else {
             pending.fail(ConnectionFailure.notSent)
+            connection.streamClosed(answered: false)
+            return
+        }
+        let push = pending.request.push
+        if let problem = Self.unencodableHeader(push) {
+            pending.fail(ConnectionFailure.malformed(problem))
             connection.streamClosed(answered: false)
             return
         }
@@ -55,7 +81,6 @@ final class ConnectionHandler: ChannelDuplexHandler {
         nextStreamID += 2
         streams[id] = Stream(pending: pending)
         pending.streamID = id
-        let push = pending.request.push
         var headers = HPACKHeaders()
         headers.reserveCapacity(12)
         headers.add(name: ":method", value: "POST")
@@ -71,6 +96,22 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers)))), promise: nil)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
         scheduleFlush(context)
+    }
+
+    /// Why a push's headers cannot go on the wire (RFC 9113 §8.2.1: no NUL, CR or LF in a value, no
+    /// whitespace at its ends), or `nil`. Header validation of NIOHTTP2 is off for speed, so this is the check:
+    /// a server answers a bad field with a protocol error that may cost the whole connection.
+    static func unencodableHeader(_ push: Push) -> String? {
+        for header in push.headers {
+            let bytes = header.value.utf8
+            if bytes.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) {
+                return "header \(header.name) holds NUL, CR or LF"
+            }
+            if let first = bytes.first, let last = bytes.last, [0x20, 0x09].contains(first) || [0x20, 0x09].contains(last) {
+                return "header \(header.name) starts or ends with whitespace"
+            }
+        }
+        return nil
     }
 
     /// Flushes once at the end of this tick's work: answers read in one batch start many pushes, and one
@@ -127,9 +168,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         switch event {
         case let closed as StreamClosedEvent:
             if let stream = streams.removeValue(forKey: closed.streamID) {
-                if !stream.answered {
-                    stream.pending.fail(ConnectionFailure.lost("stream closed (\(closed.reason.map { "\($0)" } ?? "no error")) before the answer"))
-                }
+                if !stream.answered { stream.pending.fail(failure(of: closed.streamID, resetWith: closed.reason)) }
                 connection.streamClosed(answered: stream.answered)
             }
         case TLSUserEvent.handshakeCompleted(let negotiatedProtocol):
@@ -143,17 +182,33 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         let open = streams
         streams.removeAll()
-        for stream in open.values where !stream.answered {
-            stream.pending.fail(ConnectionFailure.lost("connection closed before the answer"))
+        var unknown = 0
+        for (id, stream) in open where !stream.answered {
+            let failure = failure(of: id, resetWith: nil)
+            if case .unknown = failure { unknown += 1 }
+            stream.pending.fail(failure)
         }
-        connection.channelClosed()
+        connection.channelClosed(unanswered: open.count { !$0.value.answered }, unknown: unknown)
         context.fireChannelInactive()
     }
 
+    /// What an unanswered stream's end means. NIOHTTP2 hands a GOAWAY frame on before it closes the streams
+    /// above its last-stream-id, so `goAwayLastStreamID` is known when those closures arrive.
+    private func failure(of id: HTTP2StreamID, resetWith code: HTTP2ErrorCode?) -> ConnectionFailure {
+        if let last = goAwayLastStreamID, id > last { return .refused }
+        switch code {
+        case .refusedStream?: return .refused
+        case .protocolError?: return .malformed("APNs reset the stream as malformed (PROTOCOL_ERROR)")
+        case let code?: return .unknown("stream reset (\(code)) before the answer")
+        case nil: return .unknown("connection closed before the answer")
+        }
+    }
+
+    /// Stream-level errors stay with their stream; anything else retires the connection gracefully: answers
+    /// still due on it are read, nothing new is written, and it closes when drained.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is NIOHTTP2Errors.StreamClosed || error is NIOHTTP2Errors.NoSuchStream { return }
+        if error is NIOHTTP2Errors.StreamClosed || error is NIOHTTP2Errors.NoSuchStream || error is NIOHTTP2Errors.StreamError { return }
         connection.connectionError(error)
-        context.close(promise: nil)
     }
 
     private func rootFrame(_ payload: HTTP2Frame.FramePayload) {
@@ -161,11 +216,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
         case .settings(.settings(let settings)):
             let limit = settings.last { $0.parameter == .maxConcurrentStreams }.map { Int($0.value) }
             connection.settingsReceived(maxConcurrentStreams: limit)
-        case .goAway(_, _, let debugData):
+        case .goAway(let lastStreamID, let errorCode, let debugData):
+            let last = min(lastStreamID, goAwayLastStreamID ?? lastStreamID)
+            goAwayLastStreamID = last
             let reason = debugData.flatMap { buffer in
                 try? JSONDecoder().decode(APNsResponse.ErrorBody.self, from: Data(buffer.readableBytesView)).reason
             }
-            connection.goAwayReceived(reason: reason ?? "no reason")
+            connection.goAwayReceived(cause: "GOAWAY \(reason ?? "without reason") (\(errorCode), last stream \(lastStreamID))")
+            refuseStreams(above: last)
         case .ping(_, ack: true):
             connection.pingAcknowledged()
         default:
@@ -173,14 +231,30 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    /// Streams above a GOAWAY's last-stream-id were not processed: they go elsewhere now. NIOHTTP2 closes only
+    /// the streams it created; one whose HEADERS it still buffers (channel not writable, stream limit) would
+    /// otherwise wait for its deadline, and fail the connection when NIOHTTP2 tries to open it after the GOAWAY.
+    private func refuseStreams(above last: HTTP2StreamID) {
+        for (id, stream) in streams where id > last && !stream.answered {
+            streams.removeValue(forKey: id)
+            stream.pending.fail(ConnectionFailure.refused)
+            connection.streamClosed(answered: false)
+        }
+    }
+
     private func finish(_ stream: inout Stream) {
         guard !stream.answered else { return }
         guard let status = stream.status else {
-            stream.pending.fail(ConnectionFailure.lost("answer without :status"))
+            stream.pending.fail(ConnectionFailure.unknown("answer without :status"))
             return
         }
         stream.answered = true
         let bytes = stream.body.map { Array($0.readableBytesView) } ?? []
-        stream.pending.succeed(APNsResponse(status: status, apnsId: stream.apnsId, uniqueId: stream.uniqueId, body: bytes))
+        let response = APNsResponse(status: status, apnsId: stream.apnsId, uniqueId: stream.uniqueId, body: bytes)
+        // These answers say the connection itself is going away: no new stream should be put on it.
+        if let reason = response.reason, reason == .shutdown || reason == .idleTimeout || reason == .unrelatedKeyIdInToken {
+            connection.answeredGoingAway(reason.rawValue)
+        }
+        stream.pending.succeed(response)
     }
 }

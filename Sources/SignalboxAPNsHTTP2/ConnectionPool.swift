@@ -23,6 +23,10 @@ final class ConnectionPool: Sendable {
     private let configuration: HTTP2Transport.Configuration
     private let logger: Logger
     private let connectionIds: Atomic<Int>
+    /// Pushes sent again because their answer was lost (each may be a duplicate on the device).
+    let resentAfterLostAnswer = Atomic<Int>(0)
+    /// Pushes moved to another connection because the server did not process them (never a duplicate).
+    let movedAfterRefusal = Atomic<Int>(0)
     private let state = Mutex(State())
 
     init(
@@ -44,19 +48,32 @@ final class ConnectionPool: Sendable {
     /// Total connections ever opened.
     var connectionsOpened: Int { connectionIds.load(ordering: .relaxed) }
 
-    /// Sends on the best connection, moving to another after GOAWAY, resets or lost connections.
+    /// Sends on the best connection. A push the server did not process moves to another connection; one whose
+    /// answer was lost is sent once more (`resendsAfterLostAnswer`); one whose answer was read is never re-sent.
     func send(_ request: APNsRequest, deadline: ContinuousClock.Instant) async throws -> APNsResponse {
-        var lastFailure = "no connection"
-        for _ in 0..<configuration.maxAttempts {
+        var refused = 0
+        var lost = 0
+        while true {
             let connection = try await connection(deadline: deadline)
             do {
                 return try await connection.send(request, deadline: NIODeadline(deadline)).get()
             } catch let failure as ConnectionFailure {
-                lastFailure = "\(failure)"
-                continue
+                switch failure {
+                case .notSent, .refused:
+                    refused += 1
+                    guard refused <= configuration.maxRefusedResends else {
+                        throw APNsTransportError(.connectionLost, "refused by \(refused) connections in a row")
+                    }
+                    movedAfterRefusal.add(1, ordering: .relaxed)
+                case .unknown(let why):
+                    lost += 1
+                    guard lost <= configuration.resendsAfterLostAnswer else { throw APNsTransportError(.connectionLost, why) }
+                    resentAfterLostAnswer.add(1, ordering: .relaxed)
+                case .malformed(let why):
+                    throw APNsTransportError(.invalidRequest, why)
+                }
             }
         }
-        throw APNsTransportError(.connectionLost, lastFailure)
     }
 
     /// Retires every connection.

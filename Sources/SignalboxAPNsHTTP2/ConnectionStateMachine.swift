@@ -24,6 +24,8 @@ struct ConnectionStateMachine<Request> {
         case openStreams([Request])
         /// Give these requests back to the pool: they never reached the server.
         case requeue([Request])
+        /// Give these back, then close the channel: nothing is in flight any more.
+        case requeueAndClose([Request])
         /// Close the channel (draining finished).
         case close
     }
@@ -90,8 +92,12 @@ struct ConnectionStateMachine<Request> {
         state = .draining
         let waiting = Array(queue)
         queue.removeAll()
-        if !waiting.isEmpty { return .requeue(waiting) }
-        return openStreams == 0 ? .close : .none
+        switch (waiting.isEmpty, openStreams == 0) {
+        case (true, true): return .close
+        case (true, false): return .none
+        case (false, true): return .requeueAndClose(waiting)
+        case (false, false): return .requeue(waiting)
+        }
     }
 
     /// The channel closed: waiting requests go elsewhere (in-flight streams fail on their own).

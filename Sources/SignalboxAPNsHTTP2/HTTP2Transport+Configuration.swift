@@ -45,8 +45,12 @@ extension HTTP2Transport {
         public var reconnectBackoff: Duration = .milliseconds(100)
         /// Longest reconnect delay; default 30 s.
         public var maxReconnectBackoff: Duration = .seconds(30)
-        /// Connections a push may be tried on before giving up (GOAWAY, resets); default 4.
-        public var maxAttempts = 4
+        /// Times a push whose answer was lost (reset, connection closed after it was written) is sent again by the
+        /// transport: APNs may have processed it, so each re-send risks a duplicate; default 1.
+        public var resendsAfterLostAnswer = 1
+        /// Times a push the server did not process (above a GOAWAY's last-stream-id, `REFUSED_STREAM`, never
+        /// written) is moved to another connection; such moves are no attempts and risk no duplicate; default 16.
+        public var maxRefusedResends = 16
 
         public init() {}
 

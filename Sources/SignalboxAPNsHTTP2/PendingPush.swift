@@ -33,10 +33,17 @@ final class PendingPush: @unchecked Sendable {
     }
 }
 
-/// Why a connection gave a request back without an answer; the pool sends it on another connection.
+/// Why a connection gave a request back without an answer, and so whether the pool may send it again.
 enum ConnectionFailure: Error, Equatable {
-    /// The request never reached the server (queued when GOAWAY or close came).
+    /// The request never reached the server (queued when GOAWAY or close came): send it elsewhere.
     case notSent
-    /// The stream ended without an answer (reset, GOAWAY above last-stream-id, connection lost).
-    case lost(String)
+    /// The server did not process it (stream above GOAWAY's last-stream-id, or `REFUSED_STREAM`): send it
+    /// elsewhere without counting an attempt.
+    case refused
+    /// It was written and no answer came (reset, connection lost): APNs may or may not have processed it.
+    /// The pool sends it once more, no more, so a lost answer costs at most one duplicate.
+    case unknown(String)
+    /// It cannot be sent as it is (a header value HTTP/2 forbids, or a stream the server reset as
+    /// malformed): it fails alone, and the connection stays up for the others.
+    case malformed(String)
 }

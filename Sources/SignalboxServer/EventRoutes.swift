@@ -46,9 +46,6 @@ struct EventRoutes {
 
     /// Sends one push now and answers with what APNs said.
     private func push(appId: String, _ body: PushRequest) async throws -> Response {
-        guard let sender = dependencies.sender else {
-            throw APIError(.serviceUnavailable, "apns_unavailable", "this server has no APNs transport configured")
-        }
         let token = try Validate.token(body.pushToken, field: "pushToken")
         guard let type = PushType(rawValue: body.pushType) else {
             throw APIError.invalid(ValidationError(field: "pushType", "must be one of \(PushType.allCases.map(\.rawValue).joined(separator: ", "))"))
@@ -66,6 +63,12 @@ struct EventRoutes {
         let payload = try body.payload.map { value throws(ValidationError) -> [UInt8] in
             guard case .object = value else { throw ValidationError(field: "payload", "must be a JSON object") }
             return Array(value.canonicalJSON.utf8)
+        }
+        if let collapseId = body.collapseId, !Push.isValidCollapseId(collapseId) {
+            throw APIError.invalid(ValidationError(field: "collapseId", "must be 1-64 printable ASCII characters (0x21-0x7E)"))
+        }
+        guard let sender = dependencies.sender else {
+            throw APIError(.serviceUnavailable, "apns_unavailable", "this server has no APNs transport configured")
         }
         do {
             let result = try await sender.send(

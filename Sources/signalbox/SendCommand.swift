@@ -68,7 +68,7 @@ struct SendCommand: AsyncParsableCommand {
         var configuration = HTTP2Transport.Configuration()
         if let host { configuration.endpoints[environment] = .init(host: host, port: port) }
         if let ca { configuration.trustRoots = .pemFile(ca) }
-        configuration.maxAttempts = 1
+        configuration.resendsAfterLostAnswer = 0
         let transport = try HTTP2Transport(configuration: configuration, logger: Logger(label: "signalbox.send"))
         defer { Task { try? await transport.shutdown() } }
         let client = APNsClient(transport: transport, timeout: .seconds(timeout))

@@ -31,7 +31,7 @@ struct SimulateAPNsCommand: AsyncParsableCommand {
     var writeCa: String?
     @Option(help: "Trust a signing key: KEYID:TEAMID:PATH, PATH a .p8 private key or a public key PEM. Repeatable.")
     var trustKey: [String] = []
-    @Option(help: "Inject a fault at a rate: KIND=PROBABILITY, KIND one of 429, 500, 503, shutdown, goaway, reset, latency-MS. Repeatable.")
+    @Option(help: "Inject a fault at a rate: KIND=PROBABILITY, KIND one of 429, 500, 503, shutdown, goaway (close once the processed streams are answered), goaway-graceful (keep reading for a second first), close-without-goaway (alias reset), latency-MS. Repeatable.")
     var faultRate: [String] = []
     @Option(help: "Seed for --fault-rate.")
     var seed: UInt64 = 1
@@ -83,8 +83,9 @@ struct SimulateAPNsCommand: AsyncParsableCommand {
         case "500": fault = .status(500, reason: "InternalServerError")
         case "503": fault = .status(503, reason: "ServiceUnavailable")
         case "shutdown": fault = .shutdown
-        case "goaway": fault = .goAway
-        case "reset": fault = .reset
+        case "goaway": fault = .goAway(graceful: false)
+        case "goaway-graceful": fault = .goAway(graceful: true)
+        case "close-without-goaway", "reset": fault = .reset
         case let kind where kind.hasPrefix("latency-"):
             guard let milliseconds = Int(kind.dropFirst("latency-".count)) else {
                 throw ValidationError("latency fault must be latency-MILLISECONDS")

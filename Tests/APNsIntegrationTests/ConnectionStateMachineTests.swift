@@ -66,6 +66,16 @@ import Testing
         }
     }
 
+    @Test func goAwayWithNothingInFlightClosesAfterGivingTheWaitingBack() {
+        var machine = Machine(localMaxConcurrentStreams: 10)
+        _ = machine.enqueue(1)
+        guard case .requeueAndClose(let waiting) = machine.goAway() else {
+            Issue.record("expected the waiting request back and a close")
+            return
+        }
+        #expect(waiting == [1])
+    }
+
     @Test func closeRequeuesWaitingRequests() {
         var machine = Machine(localMaxConcurrentStreams: 10)
         _ = machine.enqueue(1)

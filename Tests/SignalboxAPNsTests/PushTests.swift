@@ -86,6 +86,12 @@ import Testing
         #expect(throws: DeviceToken.Invalid.self) { try DeviceToken(hex: text) }
     }
 
+    @Test(arguments: ["a\r\nb", "a\nb", "a\u{0}b", "with space", "caf\u{e9}", "", "tab\there"])
+    func collapseIdsHTTP2CannotCarryAreRefusedWhereThePushIsBuilt(_ collapseId: String) {
+        #expect(throws: PushError.self) { try Push(deviceToken: Self.token, pushType: .alert, bundleId: "b", collapseId: collapseId) }
+        #expect(!Push.isValidCollapseId(collapseId))
+    }
+
     @Test func tokensOfAnyEvenLengthAreLowerCased() throws {
         #expect(try DeviceToken(hex: "AB").hex == "ab")
         #expect(try DeviceToken(hex: String(repeating: "F", count: 160)).hex == String(repeating: "f", count: 160))

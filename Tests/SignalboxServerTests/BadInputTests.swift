@@ -69,4 +69,15 @@ struct BadInputTests {
             #expect(unknown.errorCode == "not_found")
         }
     }
+
+    @Test(arguments: ["a\r\nb", "a\u{0}b", "two words", "caf\u{e9}", String(repeating: "x", count: 65)])
+    func collapseIdsAPNsCannotTakeAreRefusedBeforeSending(_ collapseId: String) async throws {
+        try await Harness.make().run { api in
+            let app = try await api.createApp()
+            let body = try String(decoding: JSONSerialization.data(withJSONObject: ["pushToken": "aa", "pushType": "alert", "collapseId": collapseId]), as: UTF8.self)
+            let reply = try await api.call(.post, "/v1/apps/\(app.id)/pushes", key: app.serverKey, json: body)
+            #expect(reply.status == 400, "\(reply.body)")
+            #expect(reply.errorCode == "invalid_field" && reply.errorMessage?.contains("collapseId") == true, "\(reply.body)")
+        }
+    }
 }

@@ -1,0 +1,113 @@
+import NIOCore
+import NIOEmbedded
+import NIOHPACK
+import NIOHTTP2
+import SignalboxAPNs
+import Testing
+
+@testable import SignalboxAPNsHTTP2
+
+/// The frame handler alone, on an embedded channel: what happens to each push when GOAWAY, errors and closes come.
+@Suite struct ConnectionHandlerTests {
+    final class Recorder: ConnectionEvents {
+        var errors: [String] = []
+        var goAways: [String] = []
+        var streamsClosed = 0
+        func tlsEstablished(negotiatedProtocol: String?) {}
+        func settingsReceived(maxConcurrentStreams: Int?) {}
+        func goAwayReceived(cause: String) { goAways.append(cause) }
+        func connectionError(_ error: any Error) { errors.append("\(error)") }
+        func answeredGoingAway(_ reason: String) {}
+        func pingAcknowledged() {}
+        func streamClosed(answered: Bool) { streamsClosed += 1 }
+        func channelClosed(unanswered: Int, unknown: Int) {}
+    }
+
+    let channel = EmbeddedChannel()
+    let recorder = Recorder()
+    let handler: ConnectionHandler
+
+    init() throws {
+        handler = ConnectionHandler(connection: recorder, authority: "apns.test")
+        try channel.pipeline.syncOperations.addHandler(handler)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
+    }
+
+    /// Starts `count` pushes on streams 1, 3, 5… and returns their futures.
+    func start(_ count: Int) throws -> [EventLoopFuture<APNsResponse>] {
+        let key = SigningKey(privateKey: .init(), keyId: "KEY1234567", teamId: "TEAM123456")
+        return try (0..<count).map { index in
+            let push = try Push(deviceToken: DeviceToken(hex: String(format: "%04x", index)), pushType: .controls, bundleId: "com.example")
+            let request = APNsRequest(push: push, environment: .sandbox, token: key.providerToken(issuedAt: .now), teamId: key.teamId, keyId: key.keyId)
+            let pending = PendingPush(request: request, promise: channel.eventLoop.makePromise(), deadline: .distantFuture)
+            handler.start(pending)
+            return pending.promise.futureResult
+        }
+    }
+
+    func answer(_ stream: Int) throws {
+        let headers = HPACKHeaders([(":status", "200")])
+        try channel.writeInbound(HTTP2Frame(streamID: HTTP2StreamID(stream), payload: .headers(.init(headers: headers, endStream: true))))
+    }
+
+    func failure(_ future: EventLoopFuture<APNsResponse>) -> ConnectionFailure? {
+        channel.embeddedEventLoop.run()
+        do {
+            _ = try future.wait()
+            return nil
+        } catch {
+            return error as? ConnectionFailure
+        }
+    }
+
+    @Test func goAwayRefusesStreamsAboveItsLastStreamAtOnceAndKeepsTheOthers() throws {
+        let futures = try start(6)  // streams 1, 3, 5, 7, 9, 11
+        try answer(1)
+        try channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 5, errorCode: .noError, opaqueData: nil)))
+        // 7, 9 and 11 were not processed: refused now, though NIOHTTP2 may never have opened them.
+        #expect(futures[3...].map(failure) == [.refused, .refused, .refused])
+        #expect(recorder.goAways.count == 1 && recorder.streamsClosed == 3)
+        // 3 and 5 were processed: their answers are still read.
+        try answer(3)
+        try answer(5)
+        #expect(try futures[...2].allSatisfy { try $0.wait().status == 200 })
+        #expect(channel.isActive)
+    }
+
+    @Test func aConnectionErrorDrainsInsteadOfDroppingAnswersOnTheirWay() throws {
+        let futures = try start(2)
+        // What NIOHTTP2 raises when it opens a stream it buffered after a GOAWAY came: not worth the answers in flight.
+        channel.pipeline.fireErrorCaught(NIOHTTP2Errors.createdStreamAfterGoaway())
+        #expect(recorder.errors.count == 1)
+        #expect(channel.isActive, "the handler must not close the channel")
+        try answer(1)
+        try answer(3)
+        #expect(try futures.allSatisfy { try $0.wait().status == 200 })
+    }
+
+    @Test func answeredPushesAreNeverFailedByALaterCloseAndTheRestAreUnknown() throws {
+        let futures = try start(2)
+        try answer(1)
+        try channel.close().wait()
+        #expect(try futures[0].wait().status == 200)
+        guard case .unknown = failure(futures[1]) else {
+            Issue.record("an unanswered stream at close is unknown (may have been processed)")
+            return
+        }
+    }
+
+    @Test func aHeaderHTTP2ForbidsFailsThatPushWithoutAStream() throws {
+        let key = SigningKey(privateKey: .init(), keyId: "KEY1234567", teamId: "TEAM123456")
+        var push = try Push(deviceToken: DeviceToken(hex: "aa"), pushType: .controls, bundleId: "com.example")
+        push.collapseId = "a\r\nb"
+        let request = APNsRequest(push: push, environment: .sandbox, token: key.providerToken(issuedAt: .now), teamId: key.teamId, keyId: key.keyId)
+        let pending = PendingPush(request: request, promise: channel.eventLoop.makePromise(), deadline: .distantFuture)
+        handler.start(pending)
+        guard case .malformed = failure(pending.promise.futureResult) else {
+            Issue.record("expected a malformed failure")
+            return
+        }
+        #expect(try channel.readOutbound(as: HTTP2Frame.self) == nil, "nothing written")
+        #expect(channel.isActive)
+    }
+}

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Sends pushes through a transport with provider tokens from a manager, and classifies the answers.
 ///
 /// ```swift
@@ -9,10 +11,18 @@ public struct APNsClient: Sendable {
     public let transport: any APNsTransport
     /// How long one push may take, retries included.
     public var timeout: Duration
+    private let hosts: HostBreakers
 
-    public init(transport: any APNsTransport, timeout: Duration = .seconds(30)) {
+    /// - Parameters:
+    ///   - circuitBreaker: when a host's answers are mostly 5xx, sending to it pauses (`CircuitBreaker`).
+    ///   - now: the clock of the breakers.
+    public init(
+        transport: any APNsTransport, timeout: Duration = .seconds(30), circuitBreaker: CircuitBreaker.Configuration = .init(),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.transport = transport
         self.timeout = timeout
+        hosts = HostBreakers(configuration: circuitBreaker, now: now)
     }
 
     /// An answer and what it means.
@@ -21,9 +31,10 @@ public struct APNsClient: Sendable {
         public var outcome: PushOutcome
     }
 
-    /// Sends one push; on `ExpiredProviderToken` mints a new token (if the 20-minute rule allows) and
-    /// retries once; on `TooManyProviderTokenUpdates` tells the manager not to mint.
-    /// - Throws: `APNsTransportError` when no answer arrived.
+    /// Sends one push. On `ExpiredProviderToken` mints a new token (if the 20-minute rule allows) and retries once;
+    /// on `TooManyProviderTokenUpdates` tells the manager not to mint; on an answer that retires the connection
+    /// (`503 Shutdown`, `IdleTimeout`) sends once more at once, on another connection.
+    /// - Throws: `APNsTransportError` when no answer arrived, or `circuitOpen` while the host is spared.
     public func send(_ push: Push, environment: APNsEnvironment, tokens: ProviderTokenManager) async throws -> Result {
         let deadline = ContinuousClock.now + timeout
         let token = tokens.current()
@@ -41,17 +52,62 @@ public struct APNsClient: Sendable {
             }
         case .retry(_, .some(.tooManyProviderTokenUpdates)):
             outcome = .retry(after: max(tokens.tooManyUpdates(), .seconds(60)), reason: .tooManyProviderTokenUpdates)
+        case .reconnect:
+            // The push was not processed; the connection that refused it takes no new streams.
+            response = try await send(push, environment, tokens.current(), tokens.key, deadline)
+            outcome = PushOutcome(response)
         default:
             break
         }
         return Result(response: response, outcome: outcome)
     }
 
+    /// Whether sending to `environment`'s host is paused by its circuit breaker.
+    public func isSparing(_ environment: APNsEnvironment) -> Bool { hosts.isOpen(environment) }
+
     private func send(
         _ push: Push, _ environment: APNsEnvironment, _ token: ProviderToken, _ key: SigningKey,
         _ deadline: ContinuousClock.Instant
     ) async throws -> APNsResponse {
-        let request = APNsRequest(push: push, environment: environment, token: token, teamId: key.teamId, keyId: key.keyId)
-        return try await transport.send(request, deadline: deadline)
+        let admission = hosts.admit(environment)
+        if case .wait(let delay) = admission {
+            throw APNsTransportError(.circuitOpen, "APNs \(environment.rawValue) answers mostly 5xx; sending paused", retryAfter: delay)
+        }
+        let request = APNsRequest(
+            push: push, environment: environment, token: token, teamId: key.teamId, keyId: key.keyId, keyFingerprint: key.fingerprint
+        )
+        do {
+            let response = try await transport.send(request, deadline: deadline)
+            hosts.record(environment, serverError: response.status >= 500)
+            return response
+        } catch {
+            // A probe that got no answer says as little for the host as a 5xx.
+            if admission == .probe { hosts.record(environment, serverError: true) }
+            throw error
+        }
     }
+}
+
+/// A circuit breaker per APNs host (environment).
+final class HostBreakers: Sendable {
+    private let configuration: CircuitBreaker.Configuration
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let breakers = Mutex<[APNsEnvironment: CircuitBreaker]>([:])
+
+    init(configuration: CircuitBreaker.Configuration, now: @escaping @Sendable () -> ContinuousClock.Instant) {
+        self.configuration = configuration
+        self.now = now
+    }
+
+    func admit(_ environment: APNsEnvironment) -> CircuitBreaker.Admission {
+        let now = now()
+        return breakers.withLock { $0[environment, default: CircuitBreaker(configuration: configuration)].admit(now: now) }
+    }
+
+    func record(_ environment: APNsEnvironment, serverError: Bool) {
+        let now = now()
+        breakers.withLock { $0[environment, default: CircuitBreaker(configuration: configuration)].record(serverError: serverError, now: now) }
+    }
+
+    func isOpen(_ environment: APNsEnvironment) -> Bool { breakers.withLock { $0[environment]?.isOpen ?? false } }
 }

@@ -4,7 +4,8 @@ import Foundation
 public enum PushOutcome: Sendable, Hashable {
     /// APNs accepted the push.
     case delivered
-    /// Try again after at least this delay (429 `TooManyRequests`, 5xx, lost connections).
+    /// Try again after at least this delay (`.zero`: the caller's back-off alone decides): 429 `TooManyRequests`
+    /// for this token only, a sporadic 5xx (a burst of them is the host's circuit breaker's business).
     case retry(after: Duration, reason: APNsReason?)
     /// The connection is unusable for this push; re-send on a new connection
     /// (`IdleTimeout`, `Shutdown`, `UnrelatedKeyIdInToken`).
@@ -37,7 +38,7 @@ public enum PushOutcome: Sendable, Hashable {
         case .idleTimeout, .shutdown, .unrelatedKeyIdInToken: return .reconnect(reason: reason)
         case .tooManyRequests: return .retry(after: .seconds(5), reason: reason)
         case .tooManyProviderTokenUpdates: return .retry(after: .seconds(20 * 60), reason: reason)
-        case .internalServerError, .serviceUnavailable: return .retry(after: .seconds(60), reason: reason)
+        case .internalServerError, .serviceUnavailable: return .retry(after: .zero, reason: reason)
         case .invalidProviderToken, .missingProviderToken, .badEnvironmentKeyIdInToken, .forbidden,
             .topicDisallowed, .badCertificate, .badCertificateEnvironment:
             return .credentialsInvalid(reason: reason)
@@ -48,7 +49,8 @@ public enum PushOutcome: Sendable, Hashable {
         default:
             switch status {
             case 410: return .pruneToken(since: timestamp, reason: reason)
-            case 429, 500...599: return .retry(after: .seconds(60), reason: reason)
+            case 429: return .retry(after: .seconds(5), reason: reason)
+            case 500...599: return .retry(after: .zero, reason: reason)
             default: return .rejected(reason: reason)
             }
         }

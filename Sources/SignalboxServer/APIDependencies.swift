@@ -33,7 +33,9 @@ public struct APIDependencies: Sendable {
         signals = DeliverySignals()
         sender = transport.map { transport in
             PushSender(
-                client: APNsClient(transport: transport, timeout: configuration.delivery.requestTimeout),
+                client: APNsClient(
+                    transport: transport, timeout: configuration.delivery.requestTimeout, circuitBreaker: configuration.delivery.circuitBreaker
+                ),
                 credentials: AppCredentials(store: store, secrets: secrets, onLoad: onCredentialsLoaded)
             )
         }

@@ -25,7 +25,8 @@ public struct ServerConfiguration: Sendable {
 
 extension ServerConfiguration {
     /// Reads `SIGNALBOX_*` environment variables over the defaults: `HOST`, `PORT`, `DATA_DIR`, `ADMIN_KEY`,
-    /// `MASTER_KEY`, `LEASE_SECONDS`, `MAX_IN_FLIGHT` (pushes sent at once).
+    /// `MASTER_KEY`, `LEASE_SECONDS`, `MAX_IN_FLIGHT` (pushes sent at once), `RETRY_BASE_MS` and `RETRY_CAP_MS`
+    /// (retry back-off), `APNS_PAUSE_MS` (first pause of a host answering mostly 5xx).
     public mutating func apply(environment: [String: String]) {
         if let value = environment["SIGNALBOX_HOST"] { host = value }
         if let value = environment["SIGNALBOX_PORT"].flatMap(Int.init) { port = value }
@@ -34,5 +35,10 @@ extension ServerConfiguration {
         if let value = environment["SIGNALBOX_MASTER_KEY"], !value.isEmpty { masterKey = value }
         if let value = environment["SIGNALBOX_LEASE_SECONDS"].flatMap(Int.init) { defaultLeaseSeconds = value }
         if let value = environment["SIGNALBOX_MAX_IN_FLIGHT"].flatMap(Int.init), value > 0 { delivery.maxInFlight = value }
+        if let value = environment["SIGNALBOX_RETRY_BASE_MS"].flatMap(Int.init), value > 0 { delivery.retryBase = .milliseconds(value) }
+        if let value = environment["SIGNALBOX_RETRY_CAP_MS"].flatMap(Int.init), value > 0 { delivery.retryCap = .milliseconds(value) }
+        if let value = environment["SIGNALBOX_APNS_PAUSE_MS"].flatMap(Int.init), value > 0 {
+            delivery.circuitBreaker.openFor = .milliseconds(value)
+        }
     }
 }

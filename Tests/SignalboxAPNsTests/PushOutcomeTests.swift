@@ -46,6 +46,14 @@ import Testing
         #expect(!APNsReason(rawValue: "SomethingNew").isKnown)
     }
 
+    @Test func serverErrorsLeaveTheDelayToTheBackOffAndTooManyRequestsWaitsForThatTokenOnly() {
+        #expect(PushOutcome.classify(status: 500, reason: .internalServerError) == .retry(after: .zero, reason: .internalServerError))
+        #expect(PushOutcome.classify(status: 503, reason: .serviceUnavailable) == .retry(after: .zero, reason: .serviceUnavailable))
+        #expect(PushOutcome.classify(status: 502, reason: nil) == .retry(after: .zero, reason: APNsReason(rawValue: "HTTP502")))
+        #expect(PushOutcome.classify(status: 429, reason: .tooManyRequests) == .retry(after: .seconds(5), reason: .tooManyRequests))
+        #expect(PushOutcome.classify(status: 503, reason: .shutdown) == .reconnect(reason: .shutdown))
+    }
+
     @Test func successAndUnreadableBodies() {
         #expect(PushOutcome(APNsResponse(status: 200)) == .delivered)
         let garbled = APNsResponse(status: 500, apnsId: "not-a-uuid", uniqueId: nil, body: Array("<html>".utf8))

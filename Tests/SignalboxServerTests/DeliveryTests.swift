@@ -1,4 +1,5 @@
 import APNsSimulator
+import Crypto
 import Foundation
 import Testing
 
@@ -179,11 +180,61 @@ import Testing
         }
     }
 
+    @Test func appsSharingATeamKeyShareItsProviderToken() async throws {
+        try await DeliveryHarness.run { harness in
+            // Apple's usual set-up: one .p8 for all of a team's apps, so one connection pool and one token.
+            let key = P256.Signing.PrivateKey()
+            let apps = [
+                try await harness.api.createApp(bundleId: "com.example.one", privateKey: key),
+                try await harness.api.createApp(bundleId: "com.example.two", privateKey: key),
+            ]
+            var tokens: [String] = []
+            var events: [(TestApp, String)] = []
+            for round in 0..<5 {
+                for (index, app) in apps.enumerated() {
+                    let token = String(format: "%02x%02x", round, index)
+                    tokens.append(token)
+                    try await harness.registerControls(app, installation: "i\(token)", channels: ["r\(token)"], controls: [(Self.door, "north", token)])
+                    let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"channels":["r\#(token)"]}}"#)
+                    events.append((app, event))
+                }
+            }
+            for (app, event) in events {
+                let status = try await harness.waitUntilDone(app, event: event)
+                #expect(status["delivered"] as? Int == 1, "\(status)")
+            }
+            #expect(harness.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
+            #expect(harness.simulator.stats.rejected["TooManyProviderTokenUpdates"] == nil)
+        }
+    }
+
+    @Test func transientFaultsAreRetriedWithoutDuplicates() async throws {
+        try await DeliveryHarness.run(simulator: {
+            $0.faults = APNsSimulator.FaultPlan(rates: [
+                (.status(500, reason: "InternalServerError"), 0.05), (.status(503, reason: "ServiceUnavailable"), 0.05),
+                (.status(429, reason: "TooManyRequests"), 0.05),
+            ], seed: 11)
+        }) { harness in
+            let app = try await harness.api.createApp()
+            var tokens: [String] = []
+            for installation in 0..<100 {
+                let token = String(format: "%04x", installation)
+                tokens.append(token)
+                try await harness.registerControls(app, installation: "i\(installation)", controls: [(Self.door, "north", token)])
+            }
+            let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#)
+            let status = try await harness.waitUntilDone(app, event: event, timeout: .seconds(60))
+            #expect(status["delivered"] as? Int == 100 && status["failed"] as? Int == 0, "\(status)")
+            #expect(harness.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }), "each token exactly once")
+            #expect(harness.simulator.stats.rejected.values.reduce(0, +) > 0, "faults were injected")
+        }
+    }
+
     @Test func injectedFaultsLoseNoPush() async throws {
         try await DeliveryHarness.run(simulator: {
             $0.faults = APNsSimulator.FaultPlan(rates: [
                 (.status(500, reason: "InternalServerError"), 0.05), (.status(429, reason: "TooManyRequests"), 0.05),
-                (.shutdown, 0.01), (.goAway, 0.01), (.reset, 0.01),
+                (.shutdown, 0.01), (.goAway(graceful: false), 0.01), (.reset, 0.01),
             ], seed: 7)
         }) { harness in
             let app = try await harness.api.createApp()

@@ -1,3 +1,5 @@
+import SignalboxAPNs
+
 /// How events are fanned out and pushes delivered.
 public struct DeliveryConfiguration: Sendable {
     /// Installations planned per fan-out step (one transaction each).
@@ -6,10 +8,12 @@ public struct DeliveryConfiguration: Sendable {
     public var maxInFlight = 2_000
     /// Pushes claimed from the outbox per query.
     public var claimBatch = 1_000
-    /// First retry delay; doubles per attempt, with jitter.
+    /// First retry delay after a sporadic 5xx or a lost answer; doubles per attempt, with jitter (`apns.md` §2.4).
     public var retryBase: Duration = .seconds(1)
-    /// Longest retry delay (Apple suggests waiting up to 15 minutes after a 5xx).
+    /// Longest retry delay.
     public var retryCap: Duration = .seconds(15 * 60)
+    /// When an APNs host answers mostly 5xx, its sending as a whole slows down (instead of every push waiting).
+    public var circuitBreaker = CircuitBreaker.Configuration()
     /// Attempts before a push is given up as failed.
     public var maxAttempts = 12
     /// How long an app's sending pauses after a credentials problem before it is tried again.

@@ -169,7 +169,16 @@ struct Dispatcher: Service {
             }
         } catch let error as APNsTransportError {
             metrics.countPush(type: type.rawValue, outcome: "transport-error", reason: error.code.rawValue)
-            return retry(hint: nil)
+            switch error.code {
+            case .circuitOpen:
+                // The host is spared, not this push: wait for the breaker without using an attempt.
+                let wait = max(error.retryAfter ?? configuration.retryBase, configuration.retryBase)
+                return .postpone(at: now + (wait * Double.random(in: 1.0...1.5)).seconds)
+            case .invalidRequest:
+                return final(push, .failed(reason: error.message))
+            case .deadlineExceeded, .connectFailed, .connectionLost, .shutdown:
+                return retry(hint: nil)
+            }
         } catch PushSender.Failure.unknownApp {
             return .failed(reason: "app deleted")
         } catch PushSender.Failure.invalid(let message) {

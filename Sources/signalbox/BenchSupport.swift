@@ -70,3 +70,30 @@ enum ProcFS {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }
+
+/// The benches' registrations: installation `i<index>` with one `door` control whose token encodes the index.
+enum BenchRegistrations {
+    static func installationId(_ index: Int) -> String { "i" + String(format: "%08d", index) }
+    static func token(_ index: Int) -> String { String(format: "%064x", index + 1) }
+
+    /// PUT installation (channel `all`) + PUT controls per index, `concurrency` requests at a time.
+    static func register(api: BenchHTTP, appId: String, serverKey: String, indices: Range<Int>, concurrency: Int) async throws {
+        let next = Counter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    while let offset = next.take(below: indices.count) {
+                        let index = indices.lowerBound + offset
+                        let base = "/v1/apps/\(appId)/installations/\(installationId(index))"
+                        try await api.call("PUT", base, key: serverKey, json: #"{"channels":["all"]}"#)
+                        try await api.call(
+                            "PUT", base + "/controls", key: serverKey,
+                            json: #"{"controls":[{"kind":"door","configuration":{},"pushToken":"\#(token(index))"}]}"#
+                        )
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}

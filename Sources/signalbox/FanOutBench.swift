@@ -131,22 +131,8 @@ struct FanOutBench: AsyncParsableCommand {
         while server.isRunning { try await Task.sleep(for: .milliseconds(20)) }
     }
 
-    /// PUT installation + PUT controls per token, `concurrency` at a time.
     private func register(appId: String, serverKey: String, api: BenchHTTP) async throws {
-        let next = Counter()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    while let index = next.take(below: count) {
-                        let base = "/v1/apps/\(appId)/installations/\(Self.installationId(index))"
-                        try await api.call("PUT", base, key: serverKey, json: #"{"channels":["all"]}"#)
-                        let token = Self.token(index)
-                        try await api.call("PUT", base + "/controls", key: serverKey, json: #"{"controls":[{"kind":"door","configuration":{},"pushToken":"\#(token)"}]}"#)
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await BenchRegistrations.register(api: api, appId: appId, serverKey: serverKey, indices: 0..<count, concurrency: concurrency)
     }
 
     /// The same registrations as `register`, written through the store the server uses (its group commits).
@@ -169,8 +155,8 @@ struct FanOutBench: AsyncParsableCommand {
         try await store.close()
     }
 
-    private static func installationId(_ index: Int) -> String { "i" + String(format: "%08d", index) }
-    private static func token(_ index: Int) -> String { String(format: "%064x", index + 1) }
+    private static func installationId(_ index: Int) -> String { BenchRegistrations.installationId(index) }
+    private static func token(_ index: Int) -> String { BenchRegistrations.token(index) }
 }
 
 /// JSON over HTTP/1.1 to the server or the simulator's admin endpoint.

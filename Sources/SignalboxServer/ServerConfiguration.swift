@@ -19,13 +19,16 @@ public struct ServerConfiguration: Sendable {
     public var leaseCleanupInterval: Duration = .seconds(60)
     /// Fan-out and delivery tuning.
     public var delivery = DeliveryConfiguration()
+    /// Limits on what devices may register.
+    public var quotas = DeviceQuotas()
 
     public init() {}
 }
 
 extension ServerConfiguration {
     /// Reads `SIGNALBOX_*` environment variables over the defaults: `HOST`, `PORT`, `DATA_DIR`, `ADMIN_KEY`,
-    /// `MASTER_KEY`, `LEASE_SECONDS`, `MAX_IN_FLIGHT` (pushes sent at once).
+    /// `MASTER_KEY`, `LEASE_SECONDS`, `MAX_IN_FLIGHT` (pushes sent at once), `MAX_INSTALLATIONS_PER_USER`,
+    /// `MAX_ENUMERATORS_PER_INSTALLATION` (device quotas).
     public mutating func apply(environment: [String: String]) {
         if let value = environment["SIGNALBOX_HOST"] { host = value }
         if let value = environment["SIGNALBOX_PORT"].flatMap(Int.init) { port = value }
@@ -34,5 +37,6 @@ extension ServerConfiguration {
         if let value = environment["SIGNALBOX_MASTER_KEY"], !value.isEmpty { masterKey = value }
         if let value = environment["SIGNALBOX_LEASE_SECONDS"].flatMap(Int.init) { defaultLeaseSeconds = value }
         if let value = environment["SIGNALBOX_MAX_IN_FLIGHT"].flatMap(Int.init), value > 0 { delivery.maxInFlight = value }
+        quotas.apply(environment: environment)
     }
 }

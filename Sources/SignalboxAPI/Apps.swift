@@ -7,16 +7,21 @@ public struct CreateAppRequest: Sendable, Hashable, Codable {
     public var privateKey: String
     /// `sandbox` or `production`: the default for installations that do not say.
     public var environment: String
+    /// How far ahead a device JWT's `exp` may be, in seconds; 24 h when absent.
+    public var deviceTokenLifetimeSeconds: Int?
 
-    public init(bundleId: String, teamId: String, keyId: String, privateKey: String, environment: String) {
+    public init(
+        bundleId: String, teamId: String, keyId: String, privateKey: String, environment: String, deviceTokenLifetimeSeconds: Int? = nil
+    ) {
         self.bundleId = bundleId
         self.teamId = teamId
         self.keyId = keyId
         self.privateKey = privateKey
         self.environment = environment
+        self.deviceTokenLifetimeSeconds = deviceTokenLifetimeSeconds
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case bundleId, teamId, keyId, privateKey, environment }
+    enum CodingKeys: String, CodingKey, CaseIterable { case bundleId, teamId, keyId, privateKey, environment, deviceTokenLifetimeSeconds }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -26,6 +31,7 @@ public struct CreateAppRequest: Sendable, Hashable, Codable {
         keyId = try container.decode(String.self, forKey: .keyId)
         privateKey = try container.decode(String.self, forKey: .privateKey)
         environment = try container.decode(String.self, forKey: .environment)
+        deviceTokenLifetimeSeconds = try container.decodeIfPresent(Int.self, forKey: .deviceTokenLifetimeSeconds)
     }
 }
 
@@ -37,8 +43,14 @@ public struct AppResponse: Sendable, Hashable, Codable {
     public var keyId: String
     public var environment: String
     public var createdAt: Double
+    /// How far ahead a device JWT's `exp` may be, in seconds.
+    public var deviceTokenLifetimeSeconds: Int
 
-    public init(appId: String, bundleId: String, teamId: String, keyId: String, environment: String, createdAt: Double) {
+    public init(
+        appId: String, bundleId: String, teamId: String, keyId: String, environment: String, createdAt: Double,
+        deviceTokenLifetimeSeconds: Int = 86_400
+    ) {
+        self.deviceTokenLifetimeSeconds = deviceTokenLifetimeSeconds
         self.appId = appId
         self.bundleId = bundleId
         self.teamId = teamId
@@ -71,6 +83,48 @@ public struct ServerKeyResponse: Sendable, Hashable, Codable {
     public init(appId: String, serverKey: String) {
         self.appId = appId
         self.serverKey = serverKey
+    }
+}
+
+/// `POST /v1/apps/{appId}/device-secret`: how long the previous secret stays valid (seconds, default 0).
+public struct DeviceSecretRotation: Sendable, Hashable, Codable {
+    public var graceSeconds: Int?
+
+    public init(graceSeconds: Int? = nil) { self.graceSeconds = graceSeconds }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case graceSeconds }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        graceSeconds = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Int.self, forKey: .graceSeconds)
+    }
+}
+
+/// The answer to `POST /v1/apps/{appId}/device-secret`: the new device secret, shown once, and until when the
+/// previous one is still accepted (absent: it stopped at once).
+public struct DeviceSecretResponse: Sendable, Hashable, Codable {
+    public var appId: String
+    public var deviceSecret: String
+    public var previousSecretValidUntil: Double?
+
+    public init(appId: String, deviceSecret: String, previousSecretValidUntil: Double?) {
+        self.appId = appId
+        self.deviceSecret = deviceSecret
+        self.previousSecretValidUntil = previousSecretValidUntil
+    }
+}
+
+/// `GET/PUT /v1/apps/{appId}/device-tokens`: how far ahead a device JWT's `exp` may be, in seconds.
+public struct DeviceTokenSettings: Sendable, Hashable, Codable {
+    public var lifetimeSeconds: Int
+
+    public init(lifetimeSeconds: Int) { self.lifetimeSeconds = lifetimeSeconds }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case lifetimeSeconds }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        lifetimeSeconds = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .lifetimeSeconds)
     }
 }
 

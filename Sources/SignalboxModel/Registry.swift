@@ -29,11 +29,24 @@ public struct AppRecord: Sendable, Hashable {
     /// SHA-256 (hex) of the server key.
     public var serverKeyHash: String
     public var createdAt: Date
+    /// The device secret before the last rotation, sealed, while its grace period lasts.
+    public var previousSealedDeviceSecret: [UInt8]?
+    /// When the previous device secret stops being accepted.
+    public var previousDeviceSecretExpiresAt: Date?
+    /// How far ahead a device JWT's `exp` may be, in seconds.
+    public var deviceTokenLifetime: Int
+
+    /// A device JWT lives at most this long unless the app says otherwise: 24 h.
+    public static let defaultDeviceTokenLifetime = 86_400
 
     public init(
         id: String, bundleId: String, teamId: String, keyId: String, environment: Environment, sealedPrivateKey: [UInt8],
-        sealedDeviceSecret: [UInt8], serverKeyHash: String, createdAt: Date
+        sealedDeviceSecret: [UInt8], serverKeyHash: String, createdAt: Date, previousSealedDeviceSecret: [UInt8]? = nil,
+        previousDeviceSecretExpiresAt: Date? = nil, deviceTokenLifetime: Int = AppRecord.defaultDeviceTokenLifetime
     ) {
+        self.previousSealedDeviceSecret = previousSealedDeviceSecret
+        self.previousDeviceSecretExpiresAt = previousDeviceSecretExpiresAt
+        self.deviceTokenLifetime = deviceTokenLifetime
         self.id = id
         self.bundleId = bundleId
         self.teamId = teamId

@@ -25,6 +25,10 @@ public enum Limits {
     public static let configurationBytes = 2048
     public static let configurationDepth = 4
     public static let leaseSeconds = 1...(30 * 24 * 3600)
+    /// How far ahead an app may let device JWTs expire.
+    public static let deviceTokenLifetimeSeconds = 60...(30 * 24 * 3600)
+    /// How long a rotated device secret may stay valid.
+    public static let secretGraceSeconds = 0...(30 * 24 * 3600)
 }
 
 /// Checks and normalises requests into domain values; nothing unchecked reaches storage.
@@ -119,6 +123,13 @@ public enum Validate {
         guard Limits.leaseSeconds.contains(seconds) else {
             throw ValidationError(field: "leaseSeconds", "must be between \(Limits.leaseSeconds.lowerBound) and \(Limits.leaseSeconds.upperBound)")
         }
+        return seconds
+    }
+
+    /// A number of seconds within `range`, or the default.
+    public static func seconds(_ seconds: Int?, field: String, in range: ClosedRange<Int>, default defaultSeconds: Int) throws(ValidationError) -> Int {
+        let seconds = seconds ?? defaultSeconds
+        guard range.contains(seconds) else { throw ValidationError(field: field, "must be between \(range.lowerBound) and \(range.upperBound)") }
         return seconds
     }
 }

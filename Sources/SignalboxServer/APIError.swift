@@ -39,6 +39,8 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
             return notFound(error.message)
         case let error as StoreError where error.code == .conflict:
             return APIError(.conflict, "conflict", error.message)
+        case let error as StoreError where error.code == .quotaExceeded:
+            return APIError(.forbidden, "quota_exceeded", error.message)
         case is NIOTooManyBytesError:
             return APIError(.contentTooLarge, "body_too_large", "the request body is larger than the limit")
         case let error as HTTPError:

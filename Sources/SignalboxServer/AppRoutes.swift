@@ -55,6 +55,58 @@ struct AppRoutes {
             dependencies.apps.removeAll()
             return Response.json(ServerKeyResponse(appId: appId, serverKey: serverKey))
         }
+        apps.post(":appId/device-secret") { request, context in try await rotateDeviceSecret(request, context) }
+        apps.get(":appId/device-tokens") { request, context in
+            try dependencies.auth.requireAdmin(request)
+            let appId = try context.parameters.require("appId")
+            guard let app = try await dependencies.store.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+            return Response.json(DeviceTokenSettings(lifetimeSeconds: app.deviceTokenLifetime))
+        }
+        apps.put(":appId/device-tokens") { request, context in
+            try dependencies.auth.requireAdmin(request)
+            let appId = try context.parameters.require("appId")
+            var request = request
+            let body = try await request.decodeJSON(DeviceTokenSettings.self, limit: dependencies.configuration.bodyLimit)
+            let seconds = try Validate.seconds(
+                body.lifetimeSeconds, field: "lifetimeSeconds", in: Limits.deviceTokenLifetimeSeconds, default: AppRecord.defaultDeviceTokenLifetime
+            )
+            guard try await dependencies.store.setDeviceTokenLifetime(appId: appId, seconds: seconds) else {
+                throw APIError.notFound("no app \(appId)")
+            }
+            dependencies.apps.removeAll()
+            return Response.json(DeviceTokenSettings(lifetimeSeconds: seconds))
+        }
+    }
+
+    /// `POST /v1/apps/{appId}/device-secret`: a new device secret, shown once; the previous one stays valid for
+    /// `graceSeconds` (default 0: it stops at once).
+    private func rotateDeviceSecret(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        try dependencies.auth.requireAdmin(request)
+        let appId = try context.parameters.require("appId")
+        var request = request
+        let body = try await request.decodeJSON(DeviceSecretRotation.self, limit: dependencies.configuration.bodyLimit, emptyAs: DeviceSecretRotation())
+        let grace = try Validate.seconds(body.graceSeconds, field: "graceSeconds", in: Limits.secretGraceSeconds, default: 0)
+        guard let app = try await dependencies.store.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+        let secrets = dependencies.secrets
+        var previous: [UInt8]?
+        var previousUntil: Date?
+        if grace > 0 {
+            // The current secret moves to the previous column: re-sealed, since a sealed value is bound to its column.
+            let current = try secrets.open(app.sealedDeviceSecret, appId: appId, column: .deviceSecret)
+            previous = try secrets.seal(current, appId: appId, column: .previousDeviceSecret)
+            previousUntil = dependencies.now().addingTimeInterval(TimeInterval(grace))
+        }
+        let deviceSecret = Secret.generate(prefix: "sbd_")
+        let sealed = try secrets.seal(deviceSecret, appId: appId, column: .deviceSecret)
+        guard try await dependencies.store.rotateDeviceSecret(appId: appId, sealed: sealed, previous: previous, previousExpiresAt: previousUntil) else {
+            throw APIError.notFound("no app \(appId)")
+        }
+        dependencies.apps.removeAll()
+        var response = Response.json(
+            DeviceSecretResponse(appId: appId, deviceSecret: deviceSecret, previousSecretValidUntil: previousUntil?.timeIntervalSince1970)
+        )
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 
     private func create(_ request: Request) async throws -> Response {
@@ -70,13 +122,18 @@ struct AppRoutes {
         } catch {
             throw APIError.invalid(ValidationError(field: Self.field(of: error.message), error.message))
         }
+        let lifetime = try Validate.seconds(
+            body.deviceTokenLifetimeSeconds, field: "deviceTokenLifetimeSeconds", in: Limits.deviceTokenLifetimeSeconds,
+            default: AppRecord.defaultDeviceTokenLifetime
+        )
         let serverKey = Secret.generate(prefix: "sbk_")
         let deviceSecret = Secret.generate(prefix: "sbd_")
+        let appId = UUID().uuidString.lowercased()
         let app = AppRecord(
-            id: UUID().uuidString.lowercased(), bundleId: body.bundleId, teamId: body.teamId, keyId: body.keyId,
-            environment: environment, sealedPrivateKey: try dependencies.secrets.seal(body.privateKey),
-            sealedDeviceSecret: try dependencies.secrets.seal(deviceSecret), serverKeyHash: Secret.hash(serverKey),
-            createdAt: dependencies.now()
+            id: appId, bundleId: body.bundleId, teamId: body.teamId, keyId: body.keyId,
+            environment: environment, sealedPrivateKey: try dependencies.secrets.seal(body.privateKey, appId: appId, column: .privateKey),
+            sealedDeviceSecret: try dependencies.secrets.seal(deviceSecret, appId: appId, column: .deviceSecret),
+            serverKeyHash: Secret.hash(serverKey), createdAt: dependencies.now(), deviceTokenLifetime: lifetime
         )
         try await dependencies.store.createApp(app)
         return Response.json(AppCreatedResponse(app: Self.response(app), serverKey: serverKey, deviceSecret: deviceSecret), status: .created)
@@ -94,7 +151,8 @@ struct AppRoutes {
     static func response(_ app: AppRecord) -> AppResponse {
         AppResponse(
             appId: app.id, bundleId: app.bundleId, teamId: app.teamId, keyId: app.keyId,
-            environment: app.environment.rawValue, createdAt: app.createdAt.timeIntervalSince1970
+            environment: app.environment.rawValue, createdAt: app.createdAt.timeIntervalSince1970,
+            deviceTokenLifetimeSeconds: app.deviceTokenLifetime
         )
     }
 }

@@ -24,6 +24,7 @@ public func buildApplication(
     }
     let secrets = try SecretBox(masterKey: directory.masterKey(configured: configuration.masterKey, logger: logger))
     let store = try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger)
+    try await resealLegacySecrets(store: store, secrets: secrets, logger: logger)
     let dependencies = APIDependencies(
         configuration: configuration, store: store, adminKey: adminKey, secrets: secrets, metrics: metrics, transport: transport,
         onCredentialsLoaded: onCredentialsLoaded

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import JWTKit
 import SignalboxModel
 import SignalboxStore
 
@@ -10,16 +11,27 @@ enum Principal: Sendable, Equatable {
     case admin
     /// An app's backend, with its server key.
     case server(appId: String)
-    /// An app on a device, with a device JWT naming its user.
-    case device(appId: String, userId: String)
+    /// An app on a device, with a device JWT naming its user and the channels its backend vouched for.
+    case device(appId: String, userId: String, channels: [String])
+
+    var isDevice: Bool {
+        if case .device = self { true } else { false }
+    }
 }
 
 /// Resolves `Authorization: Bearer …` to a principal; never logs or echoes what it was given.
+///
+/// A credential of the wrong shape (neither a JWT of three canonical base64url parts nor a server key
+/// `sbk_` + 43 base64url characters) is refused before storage is touched.
 struct Authenticator: Sendable {
+    /// Clock skew allowed on `exp`, `nbf` and `iat`, both ways.
+    static let leeway: TimeInterval = 60
+
     let adminKeyHash: [UInt8]
     let apps: AppCache
     let secrets: SecretBox
     let now: @Sendable () -> Date
+    private let deviceKeys = DeviceKeys()
 
     init(adminKey: String, apps: AppCache, secrets: SecretBox, now: @escaping @Sendable () -> Date) {
         adminKeyHash = Array(SHA256.hash(data: Data(adminKey.utf8)))
@@ -42,14 +54,20 @@ struct Authenticator: Sendable {
         if isAdminKey(credential) {
             throw APIError(.forbidden, "forbidden", "the admin key manages apps; use the app's server key here")
         }
-        if credential.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
-            let userId = try await verifyDeviceToken(credential, appId: appId)
+        switch CredentialShape(credential) {
+        case .deviceToken(let parts):
+            let claims = try await verifyDeviceToken(credential, parts: parts, appId: appId)
             guard deviceAllowed else { throw APIError(.forbidden, "forbidden", "this endpoint needs the app's server key") }
-            return .device(appId: appId, userId: userId)
+            return .device(appId: appId, userId: claims.sub.value, channels: claims.channels ?? [])
+        case .serverKey:
+            guard let app = try await apps.app(serverKeyHash: Secret.hash(credential)) else { throw APIError.unauthorized }
+            guard app.id == appId else { throw APIError(.forbidden, "forbidden", "this server key belongs to another app") }
+            return .server(appId: appId)
+        case .malformedToken:
+            throw Self.invalidToken("the device token is not a JWT of three canonical base64url parts")
+        case .unknown:
+            throw APIError.unauthorized
         }
-        guard let app = try await apps.app(serverKeyHash: Secret.hash(credential)) else { throw APIError.unauthorized }
-        guard app.id == appId else { throw APIError(.forbidden, "forbidden", "this server key belongs to another app") }
-        return .server(appId: appId)
     }
 
     private func bearer(_ request: Request) throws -> String {
@@ -68,38 +86,86 @@ struct Authenticator: Sendable {
         Secret.constantTimeEquals(Array(SHA256.hash(data: Data(credential.utf8))), adminKeyHash)
     }
 
-    /// Checks an HS256 device JWT for `appId` and returns its `sub`.
-    private func verifyDeviceToken(_ jwt: String, appId: String) async throws -> String {
-        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard let headerBytes = Self.base64URLDecode(parts[0]), let claimsBytes = Self.base64URLDecode(parts[1]),
-            let signature = Self.base64URLDecode(parts[2]),
-            let header = try? JSONDecoder().decode(DeviceTokenHeader.self, from: Data(headerBytes)),
-            let claims = try? JSONDecoder().decode(DeviceTokenClaims.self, from: Data(claimsBytes))
-        else { throw APIError(.unauthorized, "invalid_token", "the device token is not a well-formed JWT with sub, aud and exp") }
-        guard header.alg == "HS256" else { throw APIError(.unauthorized, "invalid_token", "the device token must be signed with HS256") }
-        guard claims.aud == appId else { throw APIError(.forbidden, "forbidden", "the device token is for another app") }
-        guard let app = try await apps.app(id: appId), let secret = try? secrets.open(app.sealedDeviceSecret) else {
-            throw APIError(.unauthorized, "invalid_token", "the device token's app is unknown")
+    /// Checks a device JWT for `appId` (design.md "Security": HS256 only; `sub`, `aud`, `exp` required; `aud` a
+    /// string or an array holding the app id; `exp` at most the app's lifetime ahead; `nbf` and `iat` honoured;
+    /// 60 s leeway) and returns its claims. The signature is checked by jwt-kit, with the app's device secret
+    /// and, during a rotation's grace period, the previous one.
+    private func verifyDeviceToken(_ jwt: String, parts: [Substring], appId: String) async throws -> DeviceClaims {
+        // Header and claims are read before any storage access: a token for another app or algorithm is
+        // refused at once (the claims are trusted only after the signature check below).
+        guard let header = try? JSONDecoder().decode(Header.self, from: Data(Base64URL.decode(parts[0]))) else {
+            throw Self.invalidToken("the device token's header is not JSON with an alg")
         }
-        let key = SymmetricKey(data: Data(secret.utf8))
-        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data((parts[0] + "." + parts[1]).utf8), using: key) else {
-            throw APIError(.unauthorized, "invalid_token", "the device token's signature is not valid for this app")
+        guard header.alg == "HS256" else { throw Self.invalidToken("the device token must be signed with HS256") }
+        guard let unverified = try? DeviceClaims.decoder.decode(DeviceClaims.self, from: Data(Base64URL.decode(parts[1]))) else {
+            throw Self.invalidToken("the device token needs sub and aud (strings), exp (a number) and channels, if any, as an array of strings")
         }
-        guard claims.exp > now().timeIntervalSince1970 else { throw APIError(.unauthorized, "token_expired", "the device token has expired") }
-        guard !claims.sub.isEmpty else { throw APIError(.unauthorized, "invalid_token", "the device token has an empty sub") }
-        return claims.sub
+        guard unverified.aud.value.contains(appId) else { throw APIError(.forbidden, "forbidden", "the device token is for another app") }
+
+        guard let app = try await apps.app(id: appId) else { throw Self.invalidToken("the device token's app is unknown") }
+        let now = now()
+        var claims: DeviceClaims?
+        do {
+            claims = try await deviceKeys.keys(appId: appId, column: .deviceSecret, sealed: app.sealedDeviceSecret, secrets: secrets)
+                .verify(jwt, as: DeviceClaims.self)
+        } catch {
+            if let previous = app.previousSealedDeviceSecret, let until = app.previousDeviceSecretExpiresAt, now < until {
+                claims = try? await deviceKeys.keys(appId: appId, column: .previousDeviceSecret, sealed: previous, secrets: secrets)
+                    .verify(jwt, as: DeviceClaims.self)
+            }
+        }
+        guard let claims else { throw Self.invalidToken("the device token's signature is not valid for this app") }
+        try Self.checkTimes(claims, now: now, lifetime: TimeInterval(app.deviceTokenLifetime))
+        guard !claims.sub.value.isEmpty else { throw Self.invalidToken("the device token has an empty sub") }
+        guard claims.aud.value.contains(appId) else { throw APIError(.forbidden, "forbidden", "the device token is for another app") }
+        return claims
     }
 
-    private struct DeviceTokenHeader: Decodable { var alg: String }
-    private struct DeviceTokenClaims: Decodable {
-        var sub: String
-        var aud: String
-        var exp: Double
+    /// `exp` not past and at most `lifetime` ahead, `nbf` reached, `iat` not in the future; `leeway` each way.
+    static func checkTimes(_ claims: DeviceClaims, now: Date, lifetime: TimeInterval) throws {
+        do {
+            try claims.exp.verifyNotExpired(currentDate: now.addingTimeInterval(-leeway))
+        } catch {
+            throw APIError(.unauthorized, "token_expired", "the device token has expired")
+        }
+        guard claims.exp.value <= now.addingTimeInterval(lifetime + leeway) else {
+            throw invalidToken("the device token's exp is further ahead than this app's device-token lifetime (\(Int(lifetime)) s)")
+        }
+        if let nbf = claims.nbf {
+            do {
+                try nbf.verifyNotBefore(currentDate: now.addingTimeInterval(leeway))
+            } catch {
+                throw invalidToken("the device token is not valid yet (nbf)")
+            }
+        }
+        if let iat = claims.iat, iat.value > now.addingTimeInterval(leeway) {
+            throw invalidToken("the device token was issued in the future (iat)")
+        }
     }
 
-    static func base64URLDecode(_ text: some StringProtocol) -> [UInt8]? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map(Array.init)
+    static func invalidToken(_ message: String) -> APIError { APIError(.unauthorized, "invalid_token", message) }
+
+    private struct Header: Decodable { var alg: String }
+}
+
+/// The claims of a device JWT. Times are checked by `Authenticator.checkTimes` against the injected clock.
+struct DeviceClaims: JWTPayload {
+    var sub: SubjectClaim
+    var aud: AudienceClaim
+    var exp: ExpirationClaim
+    var nbf: NotBeforeClaim?
+    var iat: IssuedAtClaim?
+    /// The channels the app's backend lets this user put on an installation.
+    var channels: [String]?
+
+    /// Decodes as jwt-kit's default parser does (NumericDate as seconds since 1970).
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }()
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {
+        // Nothing here: `exp`, `nbf` and `iat` need the server's clock and the app's lifetime.
     }
 }

@@ -46,14 +46,16 @@ struct InstallationRoutes {
         }
         let enumerator = installation.group("file-provider/domains/:domainId/enumerators/:containerId")
         enumerator.put { request, context in
-            let (appId, installationId) = try await authorizeOwner(request, context)
+            let (appId, installationId, principal) = try await authorizeOwnerPrincipal(request, context)
             let (domain, container) = try enumeratorPath(context)
             var request = request
             let body = try await request.decodeJSON(EnumeratorRequest.self, limit: limit, emptyAs: EnumeratorRequest())
             let seconds = try Validate.lease(body.leaseSeconds, default: dependencies.configuration.defaultLeaseSeconds)
             let now = dependencies.now()
             let lease = Enumerator(domain: domain, container: container, expiresAt: now.addingTimeInterval(Double(seconds)))
-            try await dependencies.store.putEnumerator(appId: appId, installationId: installationId, lease, now: now)
+            // Only device writes count against the quota; the app's server is not limited.
+            let maxLive = principal.isDevice ? dependencies.configuration.quotas.enumeratorsPerInstallation : nil
+            try await dependencies.store.putEnumerator(appId: appId, installationId: installationId, lease, now: now, maxLive: maxLive)
             return Response.json(EnumeratorLease(domain: domain, container: container, expiresAt: lease.expiresAt.timeIntervalSince1970))
         }
         enumerator.delete { request, context in
@@ -73,17 +75,27 @@ struct InstallationRoutes {
         var request = request
         var body = try await request.decodeJSON(InstallationRequest.self, limit: limit)
         guard let app = try await dependencies.apps.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
-        if case .device(_, let userId) = principal {
-            if body.userId == nil { body.userId = userId }
-            guard body.userId == userId else {
-                throw APIError(.forbidden, "forbidden", "a device may only register installations of its own user (the token's sub)")
-            }
-            if case .some(let owner) = try await dependencies.store.installationUser(appId: appId, id: installationId), owner != userId {
-                throw APIError(.forbidden, "forbidden", "this installation belongs to another user")
-            }
+        guard case .device(_, let userId, let allowedChannels) = principal else {
+            let installation = try Validate.installation(body, id: installationId, defaultEnvironment: app.environment)
+            try await dependencies.store.putInstallation(appId: appId, installation, now: dependencies.now())
+            return Response(status: .noContent)
+        }
+        if body.userId == nil { body.userId = userId }
+        guard body.userId == userId else {
+            throw APIError(.forbidden, "forbidden", "a device may only register installations of its own user (the token's sub)")
+        }
+        if case .some(let owner) = try await dependencies.store.installationUser(appId: appId, id: installationId), owner != userId {
+            throw APIError(.forbidden, "forbidden", "this installation belongs to another user")
         }
         let installation = try Validate.installation(body, id: installationId, defaultEnvironment: app.environment)
-        try await dependencies.store.putInstallation(appId: appId, installation, now: dependencies.now())
+        // Channels are vouched for by the backend: only those in the token's `channels` claim.
+        let allowed = Set(allowedChannels)
+        if let channel = installation.channels.first(where: { !allowed.contains($0) }) {
+            throw APIError(.forbidden, "channel_not_allowed", "channel \(channel) is not in the device token's channels claim")
+        }
+        try await dependencies.store.putInstallation(
+            appId: appId, installation, now: dependencies.now(), maxPerUser: dependencies.configuration.quotas.installationsPerUser
+        )
         return Response(status: .noContent)
     }
 
@@ -100,13 +112,18 @@ struct InstallationRoutes {
 
     /// The app's server, or a device whose user owns the installation; 404 when it is not registered.
     private func authorizeOwner(_ request: Request, _ context: BasicRequestContext) async throws -> (String, String) {
+        let (appId, installationId, _) = try await authorizeOwnerPrincipal(request, context)
+        return (appId, installationId)
+    }
+
+    private func authorizeOwnerPrincipal(_ request: Request, _ context: BasicRequestContext) async throws -> (String, String, Principal) {
         let ((appId, installationId), principal) = try await authorize(request, context, deviceAllowed: true)
-        guard case .device(_, let userId) = principal else { return (appId, installationId) }
+        guard case .device(_, let userId, _) = principal else { return (appId, installationId, principal) }
         guard let owner = try await dependencies.store.installationUser(appId: appId, id: installationId) else {
             throw APIError.notFound("installation \(installationId) is not registered; PUT it first")
         }
         guard owner == userId else { throw APIError(.forbidden, "forbidden", "this installation belongs to another user") }
-        return (appId, installationId)
+        return (appId, installationId, principal)
     }
 
     private func enumeratorPath(_ context: BasicRequestContext) throws -> (String, String) {

@@ -2,9 +2,24 @@ import Crypto
 import Foundation
 import SignalboxAPNs
 
-/// Seals secrets at rest with AES-256-GCM under the master key.
+/// Seals secrets at rest with AES-256-GCM under the master key. A sealed value is bound to its app and column
+/// (they are the associated data) and starts with a version byte: moved to another app or column, it no
+/// longer opens.
 public struct SecretBox: Sendable {
     private let key: SymmetricKey
+
+    /// The first byte of a value sealed with its app and column as associated data.
+    static let version: UInt8 = 1
+
+    /// Where a sealed value lives: part of what it is bound to.
+    public enum Column: String, Sendable, CaseIterable {
+        case privateKey = "sealed_private_key"
+        case deviceSecret = "sealed_device_secret"
+        case previousDeviceSecret = "previous_sealed_device_secret"
+    }
+
+    /// A sealed value that does not open: another key, app or column, or damaged.
+    public struct OpenError: Error, Sendable {}
 
     /// - Parameter masterKey: 32 bytes.
     public init(masterKey: [UInt8]) throws(ConfigurationError) {
@@ -12,12 +27,37 @@ public struct SecretBox: Sendable {
         key = SymmetricKey(data: masterKey)
     }
 
-    public func seal(_ plaintext: String) throws -> [UInt8] {
-        Array(try AES.GCM.seal(Data(plaintext.utf8), using: key).combined ?? Data())
+    /// Seals `plaintext` for `column` of app `appId`: the version byte, then nonce, ciphertext and tag.
+    public func seal(_ plaintext: String, appId: String, column: Column) throws -> [UInt8] {
+        let box = try AES.GCM.seal(Data(plaintext.utf8), using: key, authenticating: Self.associatedData(appId: appId, column: column))
+        guard let combined = box.combined else { throw OpenError() }
+        return [Self.version] + Array(combined)
     }
 
-    public func open(_ sealed: [UInt8]) throws -> String {
-        String(decoding: try AES.GCM.open(AES.GCM.SealedBox(combined: Data(sealed)), using: key), as: UTF8.self)
+    /// Opens a value sealed by `seal(_:appId:column:)` for the same app and column.
+    /// - Throws: `OpenError` for anything else, legacy values included.
+    public func open(_ sealed: [UInt8], appId: String, column: Column) throws -> String {
+        guard sealed.first == Self.version else { throw OpenError() }
+        do {
+            let box = try AES.GCM.SealedBox(combined: Data(sealed.dropFirst()))
+            return String(decoding: try AES.GCM.open(box, using: key, authenticating: Self.associatedData(appId: appId, column: column)), as: UTF8.self)
+        } catch {
+            throw OpenError()
+        }
+    }
+
+    /// Opens a value sealed before values were bound (no version byte, no associated data); only re-sealing
+    /// at start reads these.
+    func openLegacy(_ sealed: [UInt8]) throws -> String {
+        do {
+            return String(decoding: try AES.GCM.open(AES.GCM.SealedBox(combined: Data(sealed)), using: key), as: UTF8.self)
+        } catch {
+            throw OpenError()
+        }
+    }
+
+    private static func associatedData(appId: String, column: Column) -> Data {
+        Data("signalbox:\(appId):\(column.rawValue)".utf8)
     }
 }
 

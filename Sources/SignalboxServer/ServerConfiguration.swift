@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var leaseCleanupInterval: Duration = .seconds(60)
     /// Fan-out and delivery tuning.
     public var delivery = DeliveryConfiguration()
+    /// Limits on what devices may register.
+    public var quotas = DeviceQuotas()
 
     public init() {}
 }
@@ -26,7 +28,8 @@ public struct ServerConfiguration: Sendable {
 extension ServerConfiguration {
     /// Reads `SIGNALBOX_*` environment variables over the defaults: `HOST`, `PORT`, `DATA_DIR`, `ADMIN_KEY`,
     /// `MASTER_KEY`, `LEASE_SECONDS`, `MAX_IN_FLIGHT` (pushes sent at once), `RETRY_BASE_MS` and `RETRY_CAP_MS`
-    /// (retry back-off), `APNS_PAUSE_MS` (first pause of a host answering mostly 5xx).
+    /// (retry back-off), `APNS_PAUSE_MS` (first pause of a host answering mostly 5xx), `MAX_INSTALLATIONS_PER_USER`,
+    /// `MAX_ENUMERATORS_PER_INSTALLATION` (device quotas).
     public mutating func apply(environment: [String: String]) {
         if let value = environment["SIGNALBOX_HOST"] { host = value }
         if let value = environment["SIGNALBOX_PORT"].flatMap(Int.init) { port = value }
@@ -40,5 +43,6 @@ extension ServerConfiguration {
         if let value = environment["SIGNALBOX_APNS_PAUSE_MS"].flatMap(Int.init), value > 0 {
             delivery.circuitBreaker.openFor = .milliseconds(value)
         }
+        quotas.apply(environment: environment)
     }
 }

@@ -96,6 +96,13 @@ enum Migrations {
                 app_id TEXT NOT NULL, token TEXT NOT NULL, strikes INTEGER NOT NULL, PRIMARY KEY (app_id, token))
             """,
         ],
+        [
+            // Device-secret rotation keeps the previous secret until its grace period ends.
+            "ALTER TABLE apps ADD COLUMN previous_sealed_device_secret TEXT",
+            "ALTER TABLE apps ADD COLUMN previous_device_secret_expires_at BIGINT",
+            // How far ahead a device JWT's exp may be (seconds).
+            "ALTER TABLE apps ADD COLUMN device_token_lifetime INTEGER NOT NULL DEFAULT 86400",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.

@@ -16,8 +16,18 @@ public protocol RegistryStore: Sendable {
     func deleteApp(id: String) async throws -> Bool
     /// - Returns: whether the app exists.
     func updateServerKeyHash(appId: String, hash: String) async throws -> Bool
+    /// Replaces the app's sealed columns with the record's (re-sealing). - Returns: whether the app exists.
+    func updateSealedSecrets(_ app: AppRecord) async throws -> Bool
+    /// Installs a new sealed device secret; `previous` (sealed) stays valid until `previousExpiresAt`, or is
+    /// dropped when `nil`. - Returns: whether the app exists.
+    func rotateDeviceSecret(appId: String, sealed: [UInt8], previous: [UInt8]?, previousExpiresAt: Date?) async throws -> Bool
+    /// - Returns: whether the app exists.
+    func setDeviceTokenLifetime(appId: String, seconds: Int) async throws -> Bool
 
     func putInstallation(appId: String, _ installation: Installation, now: Date) async throws
+    /// As `putInstallation`, but a new installation is refused with `StoreError.quotaExceeded` when its user
+    /// already has `maxPerUser` installations (checked in the write's transaction).
+    func putInstallation(appId: String, _ installation: Installation, now: Date, maxPerUser: Int) async throws
     /// The installation's owner: `nil` when it does not exist, `.some(nil)` when it has no user.
     func installationUser(appId: String, id: String) async throws -> String??
     /// Everything registered for the installation; expired enumerators are left out.
@@ -30,16 +40,25 @@ public protocol RegistryStore: Sendable {
     func putControls(appId: String, installationId: String, _ controls: [Control], now: Date) async throws
     /// - Throws: `StoreError.notFound` when the installation does not exist.
     func putFileProvider(appId: String, installationId: String, _ registration: FileProviderRegistration, now: Date) async throws
-    /// Starts or renews an enumerator lease. - Throws: `StoreError.notFound` for an unknown installation or domain.
-    func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date) async throws
+    /// Starts or renews an enumerator lease; a new one is refused with `StoreError.quotaExceeded` when the
+    /// installation already has `maxLive` live ones (`nil`: no limit).
+    /// - Throws: `StoreError.notFound` for an unknown installation or domain.
+    func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date, maxLive: Int?) async throws
     func deleteEnumerator(appId: String, installationId: String, domain: String, container: String, now: Date) async throws -> Bool
     /// Removes leases that ended before `now`. - Returns: how many.
     func deleteExpiredEnumerators(now: Date) async throws -> Int
 }
 
+extension RegistryStore {
+    /// Starts or renews an enumerator lease, without a limit.
+    public func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date) async throws {
+        try await putEnumerator(appId: appId, installationId: installationId, enumerator, now: now, maxLive: nil)
+    }
+}
+
 /// A storage failure in domain terms.
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable { case notFound, conflict, unavailable }
+    public enum Code: String, Sendable { case notFound, conflict, unavailable, quotaExceeded }
     public var code: Code
     public var message: String
 

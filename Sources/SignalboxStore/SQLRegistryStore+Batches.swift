@@ -33,7 +33,7 @@ extension SQLRegistryStore {
     }
 
     /// Upserts one app's installations; the last write to an id wins.
-    private static func putInstallations(_ db: any SQLDatabase, appId: String, _ writes: [InstallationWrite]) async throws {
+    static func putInstallations(_ db: any SQLDatabase, appId: String, _ writes: [InstallationWrite]) async throws {
         for chunk in lastWriteWins(writes, id: \.installation.id).chunked(100) {
             let ids = chunk.map(\.installation.id)
             var stored: [String: String] = [:]  // id → channels as stored

@@ -108,13 +108,25 @@ extension SQLRegistryStore {
         }
     }
 
-    public func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date) async throws {
+    public func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date, maxLive: Int?) async throws {
         try await writeRegistration(appId: appId, installationId: installationId, now: now) { db, key in
             guard try await db.raw("""
                 SELECT domain_id FROM file_provider_domains WHERE \(unsafeRaw: key) AND domain_id = \(bind: enumerator.domain)
                 """).first() != nil
             else {
                 throw StoreError(.notFound, "domain \(enumerator.domain) is not registered for this installation; PUT .../file-provider first")
+            }
+            if let maxLive {
+                let live = "\(key) AND expires_at > \(now.milliseconds)"
+                let renewal = try await db.raw("""
+                    SELECT expires_at FROM enumerators WHERE \(unsafeRaw: live)
+                        AND domain_id = \(bind: enumerator.domain) AND container_id = \(bind: enumerator.container)
+                    """).first() != nil
+                let count = try await db.raw("SELECT COUNT(*) AS n FROM enumerators WHERE \(unsafeRaw: live)").first()?
+                    .decode(column: "n", as: Int.self) ?? 0
+                guard renewal || count < maxLive else {
+                    throw StoreError(.quotaExceeded, "this installation already has \(maxLive) live enumerators")
+                }
             }
             try await db.raw("""
                 INSERT INTO enumerators (app_id, installation_id, domain_id, container_id, expires_at)
@@ -145,6 +157,27 @@ extension SQLRegistryStore {
         }
     }
 
+    public func putInstallation(appId: String, _ installation: Installation, now: Date, maxPerUser: Int) async throws {
+        let write = InstallationWrite(appId: appId, installation: installation, now: now)
+        // Through the registration group: each write runs alone in the group's transaction, so the count
+        // below sees the writes committed before it and concurrent requests cannot pass the limit together.
+        try await submitRegistration { db in
+            if let userId = installation.userId,
+                try await db.raw("""
+                    SELECT app_id FROM installations WHERE app_id = \(bind: appId) AND installation_id = \(bind: installation.id)
+                    """).first() == nil
+            {
+                let count = try await db.raw("""
+                    SELECT COUNT(*) AS n FROM installations WHERE app_id = \(bind: appId) AND user_id = \(bind: userId)
+                    """).first()?.decode(column: "n", as: Int.self) ?? 0
+                guard count < maxPerUser else {
+                    throw StoreError(.quotaExceeded, "this user already has \(maxPerUser) installations; delete one first")
+                }
+            }
+            try await Self.putInstallations(db, appId: appId, [write])
+        }
+    }
+
     /// Runs a registration write for an existing installation and marks it seen.
     private func writeRegistration(
         appId: String, installationId: String, now: Date,
@@ -158,6 +191,11 @@ extension SQLRegistryStore {
             try await body(db, key)
             try await db.raw("UPDATE installations SET last_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
         }
+        try await submitRegistration(write)
+    }
+
+    /// Commits a registration write with the others of its group; one refused with a `StoreError` fails alone.
+    private func submitRegistration(_ write: @escaping RegistrationWrite) async throws {
         try await registrationWrites.submit(write) { writes in
             try await self.transaction { db in
                 var failures: [Int: any Error] = [:]

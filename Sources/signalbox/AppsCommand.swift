@@ -10,8 +10,8 @@ import FoundationNetworking
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
-        abstract: "Create, list, delete apps and rotate their server keys on a running Signalbox.",
-        subcommands: [Create.self, List.self, Delete.self, RotateKey.self]
+        abstract: "Create, list, delete apps and rotate their server keys and device secrets on a running Signalbox.",
+        subcommands: [Create.self, List.self, Delete.self, RotateKey.self, RotateDeviceSecret.self]
     )
 
     struct Connection: ParsableArguments {
@@ -71,10 +71,15 @@ struct AppsCommand: AsyncParsableCommand {
         var key: String
         @Option(help: "sandbox or production.")
         var environment = "production"
+        @Option(help: "How far ahead a device JWT's exp may be, in seconds (default 86400).")
+        var deviceTokenLifetime: Int?
 
         func run() async throws {
             let pem = try String(contentsOfFile: key, encoding: .utf8)
-            let body = CreateAppRequest(bundleId: bundleId, teamId: teamId, keyId: keyId, privateKey: pem, environment: environment)
+            let body = CreateAppRequest(
+                bundleId: bundleId, teamId: teamId, keyId: keyId, privateKey: pem, environment: environment,
+                deviceTokenLifetimeSeconds: deviceTokenLifetime
+            )
             AppsCommand.printJSON(try await connection.send("POST", "/v1/apps", body: try JSONEncoder().encode(body)))
         }
     }
@@ -100,5 +105,20 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var connection: Connection
         @Argument var appId: String
         func run() async throws { AppsCommand.printJSON(try await connection.send("POST", "/v1/apps/\(appId)/server-key")) }
+    }
+
+    struct RotateDeviceSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-device-secret",
+            abstract: "Issue a new device secret (printed once); the old one works for --grace-seconds more (default 0)."
+        )
+        @OptionGroup var connection: Connection
+        @Argument var appId: String
+        @Option(help: "How long the previous secret stays valid, in seconds.")
+        var graceSeconds = 0
+        func run() async throws {
+            let body = try JSONEncoder().encode(DeviceSecretRotation(graceSeconds: graceSeconds))
+            AppsCommand.printJSON(try await connection.send("POST", "/v1/apps/\(appId)/device-secret", body: body))
+        }
     }
 }

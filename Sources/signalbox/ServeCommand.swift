@@ -15,6 +15,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Environment: SIGNALBOX_HOST, SIGNALBOX_PORT, SIGNALBOX_DATA_DIR, SIGNALBOX_ADMIN_KEY,
             SIGNALBOX_MASTER_KEY (base64 of 32 bytes), SIGNALBOX_LEASE_SECONDS, SIGNALBOX_MAX_IN_FLIGHT,
+            SIGNALBOX_MAX_INSTALLATIONS_PER_USER (20), SIGNALBOX_MAX_ENUMERATORS_PER_INSTALLATION (256),
             SIGNALBOX_APNS_SIMULATOR=1, LOG_LEVEL.
             Options win. Without an admin or master key, both are generated into the data directory (mode 0600).
             Pushes go to Apple (sandbox or production per installation) unless --apns-simulator (a built-in

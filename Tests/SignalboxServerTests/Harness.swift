@@ -16,15 +16,20 @@ struct Harness {
     let clock: TestClock
 
     /// A fresh server; `now` is the clock the API sees.
-    static func make(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> Harness {
+    /// - Parameters:
+    ///   - masterKey: seals the stored secrets (random when absent).
+    ///   - store: the storage (a new in-memory SQLite store when absent).
+    static func make(
+        masterKey: [UInt8]? = nil, store: SQLRegistryStore? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> Harness {
         var configuration = ServerConfiguration()
         configure(&configuration)
-        let store = try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store"))
+        let store = if let store { store } else { try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store")) }
         let clock = TestClock()
         let harness = Harness(
             dependencies: APIDependencies(
                 configuration: configuration, store: store, adminKey: adminKey,
-                secrets: try SecretBox(masterKey: Secret.randomBytes(32)), now: { clock.now }
+                secrets: try SecretBox(masterKey: masterKey ?? Secret.randomBytes(32)), now: { clock.now }
             ),
             clock: clock
         )
@@ -53,6 +58,7 @@ struct APIClient: Sendable {
     struct Reply: Sendable {
         let status: Int
         let body: String
+        var headers: HTTPFields = [:]
         var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] }
         var errorCode: String? { (json?["error"] as? [String: Any])?["code"] as? String }
         var errorMessage: String? { (json?["error"] as? [String: Any])?["message"] as? String }
@@ -63,7 +69,7 @@ struct APIClient: Sendable {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let key { headers[.authorization] = "Bearer " + key }
         return try await client.execute(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
-            Reply(status: Int(response.status.code), body: String(buffer: response.body))
+            Reply(status: Int(response.status.code), body: String(buffer: response.body), headers: response.headers)
         }
     }
 

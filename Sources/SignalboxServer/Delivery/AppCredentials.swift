@@ -41,7 +41,7 @@ final class AppCredentials: Sendable {
 
     private func load(appId: String) async throws -> Entry? {
         guard let app = try await store.app(id: appId) else { return nil }
-        let key = try SigningKey(pem: try secrets.open(app.sealedPrivateKey), keyId: app.keyId, teamId: app.teamId)
+        let key = try SigningKey(pem: try secrets.open(app.sealedPrivateKey, appId: app.id, column: .privateKey), keyId: app.keyId, teamId: app.teamId)
         let entry = Entry(bundleId: app.bundleId, tokens: tokenManagers.manager(for: key))
         onLoad(key)
         cache.withLock { $0[appId] = entry }

@@ -68,7 +68,15 @@ public final class APNsSimulator: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(NIOSSLServerHandler(context: sslContext))
-                    try sync.addHandler(NIOHTTP2Handler(mode: .server, initialSettings: settings))
+                    var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                    connection.initialSettings = settings
+                    // After our GOAWAY a busy client's frames for refused streams arrive by the hundred, each a stream
+                    // error; NIOHTTP2's anti-abuse limit would answer them with GOAWAY(0) and strand the streams it had
+                    // promised to answer. APNs copes with them, so the double does too.
+                    var streams = NIOHTTP2Handler.StreamConfiguration()
+                    streams.streamErrorRateLimit.maximumCount = Int(Int32.max)
+                    streams.streamResetFrameRateLimit.maximumCount = Int(Int32.max)
+                    try sync.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connection, streamConfiguration: streams))
                     // Request bodies use up the receive windows; this gives them back (streams keep the default size).
                     try sync.addHandler(InboundWindowHandler(connectionWindow: 1 << 20, streamWindow: 65_535))
                     try sync.addHandler(SimulatorConnectionHandler(ledger: ledger, configuration: configuration, logger: logger))

@@ -25,6 +25,7 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
     /// Why the connection stopped taking streams (GOAWAY and its reason, an error), for the log line of its end.
     private var closeCause: String?
     private var retiredByUs = false
+    private var drainTimeout: Scheduled<Void>?
     private let establishedPromise: EventLoopPromise<Void>
     /// Set once `establishedPromise` is completed, either way.
     private var setUpFinished = false
@@ -189,6 +190,15 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
         if closeCause == nil { closeCause = cause }
         isUsable.store(false, ordering: .relaxed)
         apply(state.goAway())
+        guard drainTimeout == nil, state.state == .draining else { return }
+        // Answers still due normally come within milliseconds; a stream that stays silent must not hold its push
+        // (and the connection) until the push's own deadline. What is left then fails as unknown: re-sent once.
+        drainTimeout = eventLoop.scheduleTask(in: .nanoseconds(configuration.drainTimeout.nanoseconds)) {
+            if self.state.state == .draining {
+                self.logger.info("APNs connection still draining; closing", metadata: ["apns.open_streams": "\(self.state.openStreams)"])
+                self.channel?.close(promise: nil)
+            }
+        }
     }
 
     func pingAcknowledged() {
@@ -209,6 +219,7 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
         }
         isUsable.store(false, ordering: .relaxed)
         pingTask?.cancel()
+        drainTimeout?.cancel()
         connectFailed(APNsTransportError(.connectFailed, "connection closed during set-up"))
         apply(state.closed())
     }

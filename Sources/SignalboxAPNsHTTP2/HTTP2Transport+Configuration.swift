@@ -39,6 +39,9 @@ extension HTTP2Transport {
         public var connectTimeout: Duration = .seconds(10)
         /// A PING is sent after this long without traffic; default 60 s.
         public var pingInterval: Duration = .seconds(60)
+        /// A connection that stopped taking streams (GOAWAY, error) is closed after this even if answers are still
+        /// missing; those pushes are sent again once, elsewhere; default 5 s.
+        public var drainTimeout: Duration = .seconds(5)
         /// A connection whose PING is not acknowledged within this is closed; default 10 s.
         public var pingTimeout: Duration = .seconds(10)
         /// First reconnect delay after a failed connect; doubles per failure, with jitter; default 100 ms.

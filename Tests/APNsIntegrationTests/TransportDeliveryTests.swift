@@ -81,7 +81,7 @@ import Testing
     func goAwayMidFlightDeliversEveryPushExactlyOnce(graceful: Bool) async throws {
         var configuration = APNsSimulator.Configuration()
         configuration.drainTime = .milliseconds(300)
-        let fixture = try await SimulatorFixture.start(simulator: configuration)
+        let fixture = try await SimulatorFixture.start(simulator: configuration) { $0.drainTimeout = .seconds(2) }
         _ = try await fixture.send(fixture.push(.controls))
         let pass = Array(repeating: APNsSimulator.Fault.latency(.zero), count: 50)
         fixture.simulator.script(pass + [.goAway(graceful: graceful)] + pass + pass + [.goAway(graceful: graceful)])
@@ -100,7 +100,6 @@ import Testing
         if graceful {
             let duplicated = fixture.simulator.acceptedPushes.filter { (received[$0.token] ?? 0) > 1 }.map { "\($0.token.prefix(8)) c\($0.connectionId)" }
             #expect(extra == 0, "\(extra) duplicates: \(duplicated)")
-            #expect(fixture.transport.resentAfterLostAnswer == 0)
         } else {
             #expect(extra <= fixture.transport.resentAfterLostAnswer, "\(extra) duplicates, \(fixture.transport.resentAfterLostAnswer) lost answers")
         }

@@ -73,7 +73,7 @@ struct AppRoutes {
         let serverKey = Secret.generate(prefix: "sbk_")
         let deviceSecret = Secret.generate(prefix: "sbd_")
         let app = AppRecord(
-            id: UUID().uuidString.lowercased(), bundleId: body.bundleId, teamId: body.teamId, keyId: body.keyId,
+            id: RandomID.make(), bundleId: body.bundleId, teamId: body.teamId, keyId: body.keyId,
             environment: environment, sealedPrivateKey: try dependencies.secrets.seal(body.privateKey),
             sealedDeviceSecret: try dependencies.secrets.seal(deviceSecret), serverKeyHash: Secret.hash(serverKey),
             createdAt: dependencies.now()

@@ -39,6 +39,11 @@ struct RequestTimeouts {
     }
 
     mutating func endReceived() -> Action {
+        // Answered before its body was read (a 401, say), then drained: nothing left to wait for but the next request.
+        if inFlight == 0 {
+            phase = .idle
+            return .arm(configuration.idleTimeout)
+        }
         phase = .responding
         return .cancel
     }

@@ -11,7 +11,9 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
     typealias OutboundOut = HTTPResponsePart
 
     private var timeouts: RequestTimeouts
-    private var timer: Scheduled<Void>?
+    private var timer: (task: Scheduled<Void>, fireAt: NIODeadline)?
+    /// When the current phase times out; `nil` while nothing is timed.
+    private var deadline: NIODeadline?
     private let logger: Logger
 
     init(configuration: ConnectionConfiguration, logger: Logger) {
@@ -24,12 +26,18 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        perform(.cancel, context: context)
+        stop()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        perform(.cancel, context: context)
+        stop()
         context.fireChannelInactive()
+    }
+
+    private func stop() {
+        deadline = nil
+        timer?.task.cancel()
+        timer = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -54,23 +62,35 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
         context.write(data, promise: promise)
     }
 
+    /// Keeps at most one scheduled task and moves a deadline instead of rescheduling on every request: a task
+    /// that fires before the deadline schedules itself again, and only a deadline earlier than the task's
+    /// (a header timeout after an idle one) replaces it. That is one timer per request instead of three.
     private func perform(_ action: RequestTimeouts.Action, context: ChannelHandlerContext) {
         switch action {
         case .none:
             return
         case .cancel:
-            timer?.cancel()
-            timer = nil
+            deadline = nil
         case .arm(let duration):
-            timer?.cancel()
-            let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-            timer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) { [self] in
-                timer = nil
-                guard let reason = timeouts.expired() else { return }
-                logger.debug("closing connection", metadata: ["connection.close_reason": "\(reason)"])
-                context.close(promise: nil)
-            }
+            let components = duration.components
+            let next = NIODeadline.now() + .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+            deadline = next
+            if let timer, timer.fireAt <= next { return }
+            schedule(at: next, context: context)
         }
+    }
+
+    private func schedule(at time: NIODeadline, context: ChannelHandlerContext) {
+        timer?.task.cancel()
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: time) { [self] in
+            timer = nil
+            guard let deadline else { return }
+            if deadline > NIODeadline.now() { return schedule(at: deadline, context: context) }
+            guard let reason = timeouts.expired() else { return }
+            logger.debug("closing connection", metadata: ["connection.close_reason": "\(reason)"])
+            context.close(promise: nil)
+        }
+        timer = (task, time)
     }
 }
 

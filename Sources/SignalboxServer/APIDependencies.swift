@@ -50,6 +50,7 @@ public struct APIDependencies: Sendable {
 public func buildRouter(_ dependencies: APIDependencies) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.middlewares.add(MetricsMiddleware())
+    router.middlewares.add(NoStoreMiddleware())
     router.middlewares.add(ErrorMiddleware())
     HealthRoutes(dependencies: dependencies).add(to: router)
     AppRoutes(dependencies: dependencies).add(to: router)

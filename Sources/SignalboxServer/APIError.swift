@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import SignalboxAPI
 import SignalboxModel
 import SignalboxStore
@@ -26,6 +27,7 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
 
     static func invalid(_ error: ValidationError) -> APIError { APIError(.badRequest, "invalid_field", error.description) }
     static func notFound(_ message: String) -> APIError { APIError(.notFound, "not_found", message) }
+    static let incompleteBody = APIError(.badRequest, "incomplete_body", "the request body ended early or could not be parsed")
     static let unauthorized = APIError(.unauthorized, "unauthorized", "missing or unknown credentials: send Authorization: Bearer <key or device token>")
 
     /// Maps any error a handler throws to the API's form; unexpected ones become a 500 without details.
@@ -41,6 +43,8 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
             return APIError(.conflict, "conflict", error.message)
         case let error as StoreError where error.code == .quotaExceeded:
             return APIError(.forbidden, "quota_exceeded", error.message)
+        case is HTTPParserError:
+            return incompleteBody
         case is NIOTooManyBytesError:
             return APIError(.contentTooLarge, "body_too_large", "the request body is larger than the limit")
         case let error as HTTPError:
@@ -80,7 +84,17 @@ extension Request {
     /// Decodes a JSON body strictly: size-limited, unknown fields and wrong types rejected with the field's path.
     /// - Parameter emptyAs: the value of an empty body; without it an empty body is an error.
     mutating func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int, emptyAs empty: T? = nil) async throws -> T {
-        let buffer = try await collectBody(upTo: limit)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await collectBody(upTo: limit)
+        } catch let error as NIOTooManyBytesError {
+            throw error
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            // The peer aborted or half-closed mid-body, sent a malformed body, or was too slow: its fault, not ours.
+            throw APIError.incompleteBody
+        }
         guard buffer.readableBytes > 0 else {
             if let empty { return empty }
             throw APIError(.badRequest, "invalid_json", "the request needs a JSON body")

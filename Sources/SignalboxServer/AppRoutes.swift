@@ -128,7 +128,7 @@ struct AppRoutes {
         )
         let serverKey = Secret.generate(prefix: "sbk_")
         let deviceSecret = Secret.generate(prefix: "sbd_")
-        let appId = UUID().uuidString.lowercased()
+        let appId = RandomID.make()
         let app = AppRecord(
             id: appId, bundleId: body.bundleId, teamId: body.teamId, keyId: body.keyId,
             environment: environment, sealedPrivateKey: try dependencies.secrets.seal(body.privateKey, appId: appId, column: .privateKey),

@@ -17,6 +17,8 @@ public func buildApplication(
     configuration: ServerConfiguration, transport: any APNsTransport, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
     onCredentialsLoaded: @escaping @Sendable (SigningKey) -> Void = { _ in }, logger: Logger
 ) async throws -> some ApplicationProtocol {
+    // Everything that can refuse the start is checked before the store is opened.
+    let tls = try configuration.tls.map { try $0.serverConfiguration() }
     let directory = try DataDirectory(path: configuration.dataDirectory)
     let adminKey = try directory.adminKey(configured: configuration.adminKey, logger: logger)
     if configuration.adminKey == nil {
@@ -24,6 +26,12 @@ public func buildApplication(
     }
     let secrets = try SecretBox(masterKey: directory.masterKey(configured: configuration.masterKey, logger: logger))
     let store = try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger)
+    do {
+        try directory.restrictFiles()  // SQLite's -wal and -shm, now that they exist
+    } catch {
+        try? await store.close()
+        throw error
+    }
     try await resealLegacySecrets(store: store, secrets: secrets, logger: logger)
     let dependencies = APIDependencies(
         configuration: configuration, store: store, adminKey: adminKey, secrets: secrets, metrics: metrics, transport: transport,
@@ -36,8 +44,20 @@ public func buildApplication(
     if let sender = dependencies.sender {
         services.append(Dispatcher(store: store, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger))
     }
+    if tls == nil, !isLoopback(configuration.host) {
+        logger.warning(
+            "serving plain HTTP on a non-loopback address: keys and secrets cross the network in clear; put a TLS reverse proxy (nginx, caddy) in front or pass --tls-certificate and --tls-key",
+            metadata: ["host": "\(configuration.host)"]
+        )
+    }
+    let descriptors = DescriptorLimit.current
+    let limit = ConnectionLimit(maximum: configuration.connections.connectionCap(descriptorLimit: descriptors))
+    logger.info("connection limits", metadata: [
+        "connections.max": "\(limit.maximum)", "descriptors.limit": "\(descriptors)", "tls": "\(tls != nil)",
+    ])
     return Application(
         router: buildRouter(dependencies),
+        server: .signalbox(connections: configuration.connections, limit: limit, tls: tls, logger: logger),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "signalbox"),
         services: services,
         onServerRunning: { channel in

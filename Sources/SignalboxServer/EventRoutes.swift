@@ -15,7 +15,7 @@ struct EventRoutes {
             let appId = try await authorize(request, context)
             var request = request
             let body = try Validate.event(try await request.decodeJSON(EventRequest.self, limit: dependencies.configuration.bodyLimit))
-            let event = EventRecord(id: UUID().uuidString.lowercased(), appId: appId, request: body, createdAt: dependencies.now())
+            let event = EventRecord(id: RandomID.make(), appId: appId, request: body, createdAt: dependencies.now())
             try await dependencies.store.createEvent(event)
             dependencies.signals.fanOut.signal()
             return Response.json(EventAcceptedResponse(eventId: event.id), status: .accepted)

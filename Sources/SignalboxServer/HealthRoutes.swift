@@ -2,20 +2,23 @@ import Foundation
 import Hummingbird
 import Prometheus
 
-/// `/healthz` (the process answers), `/readyz` (storage answers; apps whose sending is paused are listed),
+/// `/healthz` (the process answers), `/readyz` (storage answers; apps whose sending is paused are listed to
+/// the admin key only, since app ids and pause reasons are no business of anyone who can reach the port),
 /// `/metrics` (Prometheus text).
 struct HealthRoutes {
     let dependencies: APIDependencies
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("healthz") { _, _ in Response.json(["status": "ok"]) }
-        router.get("readyz") { _, _ in
+        router.get("readyz") { request, _ in
             do {
                 try await dependencies.store.ping()
                 let paused = dependencies.signals.pauses.active(at: Date()).sorted { $0.key < $1.key }.map {
                     PausedApp(appId: $0.key, reason: $0.value.reason, until: $0.value.until.formatted(.iso8601))
                 }
-                return Response.json(Readiness(status: paused.isEmpty ? "ready" : "degraded", pausedApps: paused))
+                let status = paused.isEmpty ? "ready" : "degraded"
+                guard (try? dependencies.auth.requireAdmin(request)) != nil else { return Response.json(["status": status]) }
+                return Response.json(Readiness(status: status, pausedApps: paused))
             } catch {
                 return Response.json(["status": "storage unavailable"], status: .serviceUnavailable)
             }

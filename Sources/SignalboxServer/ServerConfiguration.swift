@@ -21,6 +21,10 @@ public struct ServerConfiguration: Sendable {
     public var delivery = DeliveryConfiguration()
     /// Limits on what devices may register.
     public var quotas = DeviceQuotas()
+    /// Request timeouts and the connection cap.
+    public var connections = ConnectionConfiguration()
+    /// PEM files of the certificate chain and private key; when set the API is served over HTTPS only.
+    public var tls: TLSFiles?
 
     public init() {}
 }
@@ -29,7 +33,8 @@ extension ServerConfiguration {
     /// Reads `SIGNALBOX_*` environment variables over the defaults: `HOST`, `PORT`, `DATA_DIR`, `ADMIN_KEY`,
     /// `MASTER_KEY`, `LEASE_SECONDS`, `MAX_IN_FLIGHT` (pushes sent at once), `RETRY_BASE_MS` and `RETRY_CAP_MS`
     /// (retry back-off), `APNS_PAUSE_MS` (first pause of a host answering mostly 5xx), `MAX_INSTALLATIONS_PER_USER`,
-    /// `MAX_ENUMERATORS_PER_INSTALLATION` (device quotas).
+    /// `MAX_ENUMERATORS_PER_INSTALLATION` (device quotas), `HEADER_TIMEOUT`, `BODY_TIMEOUT`, `IDLE_TIMEOUT` (seconds),
+    /// `MAX_CONNECTIONS`, `TLS_CERTIFICATE` and `TLS_KEY` (PEM file paths).
     public mutating func apply(environment: [String: String]) {
         if let value = environment["SIGNALBOX_HOST"] { host = value }
         if let value = environment["SIGNALBOX_PORT"].flatMap(Int.init) { port = value }
@@ -44,5 +49,26 @@ extension ServerConfiguration {
             delivery.circuitBreaker.openFor = .milliseconds(value)
         }
         quotas.apply(environment: environment)
+        func seconds(_ key: String) -> Duration? {
+            environment[key].flatMap(Double.init).flatMap { $0 > 0 ? .milliseconds(Int64($0 * 1000)) : nil }
+        }
+        if let value = seconds("SIGNALBOX_HEADER_TIMEOUT") { connections.headerTimeout = value }
+        if let value = seconds("SIGNALBOX_BODY_TIMEOUT") { connections.bodyTimeout = value }
+        if let value = seconds("SIGNALBOX_IDLE_TIMEOUT") { connections.idleTimeout = value }
+        if let value = environment["SIGNALBOX_MAX_CONNECTIONS"].flatMap(Int.init), value > 0 { connections.maxConnections = value }
+        let certificate = environment["SIGNALBOX_TLS_CERTIFICATE"] ?? "", key = environment["SIGNALBOX_TLS_KEY"] ?? ""
+        // One without the other is kept, so the start fails and says which is missing.
+        if !certificate.isEmpty || !key.isEmpty { tls = TLSFiles(certificate: certificate, key: key) }
+    }
+}
+
+/// Where the HTTPS certificate chain and its private key are (PEM).
+public struct TLSFiles: Sendable {
+    public var certificate: String
+    public var key: String
+
+    public init(certificate: String, key: String) {
+        self.certificate = certificate
+        self.key = key
     }
 }

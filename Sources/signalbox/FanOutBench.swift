@@ -42,7 +42,7 @@ struct FanOutBench: AsyncParsableCommand {
         let simulator = apnsHost == nil ? try BenchSimulator.start(port: port + 1, key: key) : nil
         defer { simulator?.process.terminate() }
         guard let ca = simulator?.caPath ?? apnsCa else { throw ValidationError("--apns-ca is required with --apns-host") }
-        let adminKey = "sba_bench-admin"
+        let adminKey = "sba_bench-admin-0123456789abcdef0123"
         let api = BenchHTTP(base: "http://127.0.0.1:\(port)")
         let simulatorAdmin = BenchHTTP(base: "http://127.0.0.1:\(port + 2)")
         let serve = {

@@ -16,8 +16,12 @@ struct ServeCommand: AsyncParsableCommand {
             Environment: SIGNALBOX_HOST, SIGNALBOX_PORT, SIGNALBOX_DATA_DIR, SIGNALBOX_ADMIN_KEY,
             SIGNALBOX_MASTER_KEY (base64 of 32 bytes), SIGNALBOX_LEASE_SECONDS, SIGNALBOX_MAX_IN_FLIGHT,
             SIGNALBOX_MAX_INSTALLATIONS_PER_USER (20), SIGNALBOX_MAX_ENUMERATORS_PER_INSTALLATION (256),
-            SIGNALBOX_APNS_SIMULATOR=1, LOG_LEVEL.
+            SIGNALBOX_RETRY_BASE_MS, SIGNALBOX_RETRY_CAP_MS, SIGNALBOX_APNS_PAUSE_MS,
+            SIGNALBOX_APNS_SIMULATOR=1, SIGNALBOX_TLS_CERTIFICATE, SIGNALBOX_TLS_KEY, SIGNALBOX_HEADER_TIMEOUT (10),
+            SIGNALBOX_BODY_TIMEOUT (30), SIGNALBOX_IDLE_TIMEOUT (60; seconds), SIGNALBOX_MAX_CONNECTIONS
+            (default: the file-descriptor limit less a reserve), LOG_LEVEL.
             Options win. Without an admin or master key, both are generated into the data directory (mode 0600).
+            A configured admin key needs at least 32 characters. With a TLS certificate and key the API is HTTPS only.
             Pushes go to Apple (sandbox or production per installation) unless --apns-simulator (a built-in
             simulator, local mode) or --apns-host/--apns-port/--apns-ca (any APNs double) say otherwise.
             """
@@ -41,8 +45,15 @@ struct ServeCommand: AsyncParsableCommand {
     var apnsPort = 443
     @Option(help: "PEM certificate to trust for --apns-host.")
     var apnsCa: String?
+    @Option(help: "PEM certificate chain: serve HTTPS only (with --tls-key).")
+    var tlsCertificate: String?
+    @Option(help: "PEM private key of --tls-certificate.")
+    var tlsKey: String?
 
     func run() async throws {
+        // Files are created for this user only; the data directory is made private on top of that.
+        umask(0o077)
+        let descriptors = DescriptorLimit.raiseToHard()
         var configuration = ServerConfiguration()
         let environment = ProcessInfo.processInfo.environment
         configuration.apply(environment: environment)
@@ -50,8 +61,16 @@ struct ServeCommand: AsyncParsableCommand {
         if let port { configuration.port = port }
         if let dataDir { configuration.dataDirectory = dataDir }
         if let leaseSeconds { configuration.defaultLeaseSeconds = leaseSeconds }
+        if tlsCertificate != nil || tlsKey != nil {
+            configuration.tls = TLSFiles(
+                certificate: tlsCertificate ?? configuration.tls?.certificate ?? "", key: tlsKey ?? configuration.tls?.key ?? ""
+            )
+        }
         var logger = Logger(label: "signalbox")
         logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        if descriptors.after > descriptors.before {
+            logger.info("raised the open-file limit to the hard limit", metadata: ["descriptors.before": "\(descriptors.before)", "descriptors.limit": "\(descriptors.after)"])
+        }
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 

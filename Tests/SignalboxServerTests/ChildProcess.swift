@@ -14,9 +14,9 @@ final class ChildProcess: Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("signalbox").path
     }
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:], executable: String = ChildProcess.signalbox) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.signalbox)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
@@ -44,6 +44,17 @@ final class ChildProcess: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         throw ChildProcessError(message: "no output matching \(pattern); output so far:\n\(output.withLock { $0 })")
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    /// Everything the process printed so far (stdout and stderr).
+    var printed: String { output.withLock { $0 } }
+
+    /// Waits for the process to end; its exit status, or `nil` when still running at the deadline.
+    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return process.isRunning ? nil : process.terminationStatus
     }
 
     func kill(_ signal: Int32 = SIGKILL) {

@@ -23,7 +23,7 @@ import Testing
         defer { simulator.kill() }
         let apnsPort = try await simulator.waitFor(#"listening on 127\.0\.0\.1:(\d+)"#)
         let admin = HTTPJSON(base: "http://127.0.0.1:" + (try await simulator.waitFor(#"admin http://127\.0\.0\.1:(\d+)"#)))
-        let adminKey = "sba_crash-test-admin"
+        let adminKey = "sba_crash-test-admin-0123456789abcdef"
         func startServer() async throws -> (ChildProcess, HTTPJSON) {
             let server = try ChildProcess(
                 ["serve", "--port", "0", "--data-dir", directory + "/data", "--apns-host", "127.0.0.1", "--apns-port", apnsPort,

@@ -261,12 +261,17 @@ import Testing
             let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#)
             var readiness: [String: Any] = [:]
             for _ in 0..<400 where (readiness["pausedApps"] as? [Any])?.isEmpty ?? true {
-                readiness = try await harness.api.call(.get, "/readyz", key: nil).json ?? [:]
+                readiness = try await harness.api.call(.get, "/readyz", key: Harness.adminKey).json ?? [:]
                 try await Task.sleep(for: .milliseconds(5))
             }
             #expect(readiness["status"] as? String == "degraded")
             let paused = try #require((readiness["pausedApps"] as? [[String: Any]])?.first)
             #expect(paused["appId"] as? String == app.id && paused["reason"] as? String == "InvalidProviderToken")
+            // Without the admin key /readyz tells the status only, naming no app.
+            let anonymous = try await harness.api.call(.get, "/readyz", key: nil)
+            // (The pause lasts 2 s, so the status may already be "ready" again.)
+            #expect(anonymous.json?["status"] is String && anonymous.json?["pausedApps"] == nil)
+            #expect(!anonymous.body.contains(app.id))
             // After the pause the push goes out.
             let status = try await harness.waitUntilDone(app, event: event)
             #expect(status["delivered"] as? Int == 1)

@@ -11,7 +11,7 @@ import Testing
 
 /// The API on an in-memory SQLite store, exercised through HummingbirdTesting's router client.
 struct Harness {
-    static let adminKey = "sba_test-admin-key"
+    static let adminKey = "sba_test-admin-key-0123456789abcdef"
     let dependencies: APIDependencies
     let clock: TestClock
 

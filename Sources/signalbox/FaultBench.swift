@@ -124,6 +124,7 @@ struct FaultBench: AsyncParsableCommand {
         let lost = owed.filter { (received[$0.token] ?? 0) < $0.pushes }.count
         let extra = owed.reduce(0) { $0 + max(0, (received[$1.token] ?? 0) - $1.pushes) }
         let stats = simulator.stats
+        let moved = transport.movedAfterRefusal, resent = transport.resentAfterLostAnswer
         server.cancel()
         _ = await server.result
         try? await transport.shutdown()
@@ -139,6 +140,8 @@ struct FaultBench: AsyncParsableCommand {
             ("faults.connections_accepted", Double(stats.connectionsAccepted), "connections"),
             ("faults.requests_refused", Double(stats.rejected.values.reduce(0, +)), "answers"),
             ("faults.too_many_provider_token_updates", Double(stats.rejected["TooManyProviderTokenUpdates"] ?? 0), "answers"),
+            ("faults.moved_after_refusal", Double(moved), "pushes"),
+            ("faults.resent_after_lost_answer", Double(resent), "pushes"),
         ]
     }
 

@@ -89,6 +89,7 @@ import Testing
         #expect(status["delivered"] as? Int == total)
         let pushes = try #require(try await admin.call("GET", "/pushes").json as? [[String: Any]])
         #expect(Set(pushes.compactMap { $0["token"] as? String }) == tokens)
+        print("crash.duplicates_after_two_kills=\(pushes.count - total) pushes (bound 80)")
         // Only what was in flight at a kill (at most SIGNALBOX_MAX_IN_FLIGHT = 40 each time) may be sent twice.
         #expect(pushes.count - total <= 2 * 40, "\(pushes.count - total) duplicates after two kills")
     }

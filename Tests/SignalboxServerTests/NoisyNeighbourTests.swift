@@ -1,0 +1,53 @@
+import APNsSimulator
+import Foundation
+import Testing
+
+/// One app's large event does not hold up another app's push (`design.md`, "Tenants share fairly"): through the
+/// real API, SQLite, fan-out, dispatcher and HTTP/2 to the simulator. Order and counts, not wall-clock time.
+@Suite struct NoisyNeighbourTests {
+    static let door = "com.example.garage.door"
+
+    @Test func aOneTokenEventIsNotQueuedBehindAnotherAppsLargeEvent() async throws {
+        try await DeliveryHarness.run(configure: {
+            // As in production, pages of installations with one token each, and as many pushes in flight as a page
+            // and a half, against an APNs that answers in 20 ms: the large event's fan-out follows its delivery.
+            $0.delivery.fanOutBatch = 100
+            $0.delivery.maxInFlight = 150
+            $0.delivery.claimBatch = 150
+        }, simulator: {
+            $0.faults = APNsSimulator.FaultPlan(rates: [(.latency(.milliseconds(20)), 1.0)], seed: 3)
+        }) { harness in
+            let noisy = try await harness.api.createApp(bundleId: "com.example.noisy")
+            let quiet = try await harness.api.createApp(bundleId: "com.example.quiet")
+            let tokens = (0..<3_000).map { String(format: "%08x", $0) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        for index in stride(from: worker, to: tokens.count, by: 8) {
+                            try await harness.registerControls(noisy, installation: "i\(tokens[index])", controls: [(Self.door, "north", tokens[index])])
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await harness.registerControls(quiet, installation: "phone", controls: [(Self.door, "north", "ffff0001")])
+            let body = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
+
+            let large = try await harness.post(noisy, event: body)
+            while harness.simulator.acceptedCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let small = try await harness.post(quiet, event: body)
+
+            let smallStatus = try await harness.waitUntilDone(quiet, event: small)
+            let largeStatus = try await harness.waitUntilDone(noisy, event: large, timeout: .seconds(60))
+            #expect(smallStatus["delivered"] as? Int == 1)
+            #expect(largeStatus["state"] as? String == "done" && largeStatus["delivered"] as? Int == 3_000, "\(largeStatus)")
+            // Nothing lost, nothing twice.
+            #expect(harness.acceptedTokens == Dictionary(uniqueKeysWithValues: (tokens + ["ffff0001"]).map { ($0, 1) }))
+            // Oldest first (one event to the end before the next), the quiet app's push came after nearly all
+            // 3,000; taking turns, it goes out after the noisy app's current page.
+            let order = harness.simulator.acceptedPushes.map(\.token)
+            let position = try #require(order.firstIndex(of: "ffff0001"))
+            #expect(position < 1_500, "the quiet app's push was accepted \(position)th of 3,001")
+        }
+    }
+}

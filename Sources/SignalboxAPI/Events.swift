@@ -132,7 +132,7 @@ public struct EventAcceptedResponse: Sendable, Hashable, Codable {
 /// `GET /v1/apps/{appId}/events/{eventId}`.
 public struct EventStatusResponse: Sendable, Hashable, Codable {
     public var eventId: String
-    /// `accepted`, `fanning-out`, `delivering` or `done`.
+    /// `accepted`, `fanning-out`, `delivering`, `done` or `failed` (the fan-out kept failing; see `reason`).
     public var state: String
     public var matched: Int
     public var coalesced: Int
@@ -140,9 +140,15 @@ public struct EventStatusResponse: Sendable, Hashable, Codable {
     public var pending: Int
     public var failed: Int
     public var pruned: Int
+    /// Why the event failed (only with `failed`).
+    public var reason: String?
 
-    public init(eventId: String, state: String, matched: Int, coalesced: Int, delivered: Int, pending: Int, failed: Int, pruned: Int) {
+    public init(
+        eventId: String, state: String, matched: Int, coalesced: Int, delivered: Int, pending: Int, failed: Int, pruned: Int,
+        reason: String? = nil
+    ) {
         self.eventId = eventId
+        self.reason = reason
         self.state = state
         self.matched = matched
         self.coalesced = coalesced

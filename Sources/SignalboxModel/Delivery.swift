@@ -16,9 +16,23 @@ public struct EventRecord: Sendable, Hashable {
     }
 }
 
-/// Where an event is: `accepted` → `fanning-out` → `delivering` → `done`.
+/// Where an event is: `accepted` → `fanning-out` → `delivering` → `done`, or `failed` when its fan-out kept
+/// failing (the pushes it had already stored are still delivered).
 public enum EventState: String, Sendable, Hashable {
-    case accepted, fanningOut = "fanning-out", delivering, done
+    case accepted, fanningOut = "fanning-out", delivering, done, failed
+}
+
+/// An event waiting for (more of) its fan-out: what the fan-out needs to take turns between apps.
+public struct QueuedEvent: Sendable, Hashable {
+    public var id: String
+    public var appId: String
+    public var createdAt: Date
+
+    public init(id: String, appId: String, createdAt: Date) {
+        self.id = id
+        self.appId = appId
+        self.createdAt = createdAt
+    }
 }
 
 /// An event's state and counters (`design.md` API contract).
@@ -31,11 +45,14 @@ public struct EventStatus: Sendable, Hashable {
     public var delivered: Int
     public var failed: Int
     public var pruned: Int
+    /// Why the event is `failed`.
+    public var reason: String?
     /// Planned pushes without a final outcome yet.
     public var pending: Int { max(0, matched - delivered - failed - pruned) }
 
-    public init(state: EventState, matched: Int, coalesced: Int, delivered: Int, failed: Int, pruned: Int) {
+    public init(state: EventState, matched: Int, coalesced: Int, delivered: Int, failed: Int, pruned: Int, reason: String? = nil) {
         self.state = state
+        self.reason = reason
         self.matched = matched
         self.coalesced = coalesced
         self.delivered = delivered

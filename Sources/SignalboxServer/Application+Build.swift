@@ -39,7 +39,11 @@ public func buildApplication(
     )
     var services: [any Service] = [
         StoreService(store: store), LeaseCleanupService(store: store, interval: configuration.leaseCleanupInterval, logger: logger),
-        FanOutService(store: store, signals: dependencies.signals, batchSize: configuration.delivery.fanOutBatch, logger: logger),
+        FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger),
+        EventRetentionService(
+            store: store, retention: configuration.delivery.eventRetention, interval: configuration.delivery.eventPurgeInterval,
+            now: dependencies.now, logger: logger
+        ),
     ]
     if let sender = dependencies.sender {
         services.append(Dispatcher(store: store, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger))

@@ -28,7 +28,8 @@ struct EventRoutes {
             }
             return Response.json(EventStatusResponse(
                 eventId: eventId, state: status.state.rawValue, matched: status.matched, coalesced: status.coalesced,
-                delivered: status.delivered, pending: status.pending, failed: status.failed, pruned: status.pruned
+                delivered: status.delivered, pending: status.pending, failed: status.failed, pruned: status.pruned,
+                reason: status.reason
             ))
         }
         app.post("pushes") { request, context in

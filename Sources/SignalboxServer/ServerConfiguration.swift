@@ -34,7 +34,9 @@ extension ServerConfiguration {
     /// `MASTER_KEY`, `LEASE_SECONDS`, `MAX_IN_FLIGHT` (pushes sent at once), `RETRY_BASE_MS` and `RETRY_CAP_MS`
     /// (retry back-off), `APNS_PAUSE_MS` (first pause of a host answering mostly 5xx), `MAX_INSTALLATIONS_PER_USER`,
     /// `MAX_ENUMERATORS_PER_INSTALLATION` (device quotas), `HEADER_TIMEOUT`, `BODY_TIMEOUT`, `IDLE_TIMEOUT` (seconds),
-    /// `MAX_CONNECTIONS`, `TLS_CERTIFICATE` and `TLS_KEY` (PEM file paths).
+    /// `MAX_CONNECTIONS`, `TLS_CERTIFICATE` and `TLS_KEY` (PEM file paths), `EVENT_RETENTION_DAYS` (how long done
+    /// and failed events are kept, default 7), `FAN_OUT_ATTEMPTS` (failed fan-out steps in a row before an event
+    /// is given up, default 5).
     public mutating func apply(environment: [String: String]) {
         if let value = environment["SIGNALBOX_HOST"] { host = value }
         if let value = environment["SIGNALBOX_PORT"].flatMap(Int.init) { port = value }
@@ -48,6 +50,10 @@ extension ServerConfiguration {
         if let value = environment["SIGNALBOX_APNS_PAUSE_MS"].flatMap(Int.init), value > 0 {
             delivery.circuitBreaker.openFor = .milliseconds(value)
         }
+        if let value = environment["SIGNALBOX_EVENT_RETENTION_DAYS"].flatMap(Double.init), value > 0 {
+            delivery.eventRetention = .milliseconds(Int64(value * 86_400_000))
+        }
+        if let value = environment["SIGNALBOX_FAN_OUT_ATTEMPTS"].flatMap(Int.init), value > 0 { delivery.fanOutAttempts = value }
         quotas.apply(environment: environment)
         func seconds(_ key: String) -> Duration? {
             environment[key].flatMap(Double.init).flatMap { $0 > 0 ? .milliseconds(Int64($0 * 1000)) : nil }

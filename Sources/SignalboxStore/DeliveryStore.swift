@@ -12,18 +12,26 @@ public protocol DeliveryStore: Sendable {
     /// Stores an accepted event (state `accepted`).
     func createEvent(_ event: EventRecord) async throws
     func eventStatus(appId: String, id: String) async throws -> EventStatus?
-    /// Events whose fan-out is not finished, oldest first.
-    func eventsToFanOut(limit: Int) async throws -> [EventRecord]
+    /// The oldest event of each app whose fan-out is not finished, at most `limit` (apps), oldest first: an
+    /// app's later events wait for its earlier ones, other apps' do not.
+    func eventsToFanOut(limit: Int) async throws -> [QueuedEvent]
     /// Plans the next batch of up to `batchSize` installations of the event's audience, stores the pushes
     /// (coalescing each into a pending push for the same token and payload) and advances the event's cursor.
     /// Up to `handOff` pushes due now and without a pending twin are stored already claimed (`sending`) and
     /// returned in `handedOff`: the caller sends them without a claim (and they are released, like any claim,
     /// if the process stops first).
     func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep
+    /// Gives up an event's fan-out: state `failed` with `reason`. Pushes it already stored are still delivered.
+    func failEvent(id: String, reason: String) async throws
+    /// Deletes up to `limit` events created before `cutoff` that are done (every push has an outcome) or failed.
+    /// - Returns: how many were deleted.
+    func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int
 
     /// Returns pushes left `sending` by a process that stopped to `pending`. Call once at start.
     func releaseClaims() async throws
-    /// Marks up to `limit` due pending pushes `sending` and returns them, skipping `pausedApps`.
+    /// Marks up to `limit` due pending pushes `sending` and returns them, skipping `pausedApps`. Apps take turns:
+    /// each app's oldest due push first, then each app's second, and so on, so one app's backlog delays
+    /// another app's push by one claim at most.
     func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush]
     /// Records the results: deletes finished pushes, reschedules retries, counts outcomes on their events,
     /// prunes dead tokens.

@@ -103,6 +103,17 @@ enum Migrations {
             // How far ahead a device JWT's exp may be (seconds).
             "ALTER TABLE apps ADD COLUMN device_token_lifetime INTEGER NOT NULL DEFAULT 86400",
         ],
+        [
+            // Why an event's fan-out was given up (state `failed`).
+            "ALTER TABLE events ADD COLUMN failure_reason TEXT",
+            // The claim takes turns between apps: the apps with pending pushes and each app's due pushes in
+            // order, one seek each. It replaces `outbox_due` (the same columns with app_id between), so a push
+            // still costs one index besides the key and `outbox_pending`.
+            "CREATE INDEX outbox_pending_app ON outbox (state, app_id, next_attempt_at)",
+            "DROP INDEX outbox_due",
+            // Retention: done and failed events by age.
+            "CREATE INDEX events_created ON events (state, created_at)",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.

@@ -27,18 +27,51 @@ extension SQLRegistryStore: DeliveryStore {
                 state: EventState(rawValue: try row.decode(column: "state", as: String.self)) ?? .accepted,
                 matched: try row.decode(column: "matched", as: Int.self), coalesced: try row.decode(column: "coalesced", as: Int.self),
                 delivered: try row.decode(column: "delivered", as: Int.self), failed: try row.decode(column: "failed", as: Int.self),
-                pruned: try row.decode(column: "pruned", as: Int.self)
+                pruned: try row.decode(column: "pruned", as: Int.self),
+                reason: try row.decodeNil(column: "failure_reason") ? nil : try row.decode(column: "failure_reason", as: String.self)
             )
             if status.state == .delivering, status.pending == 0 { status.state = .done }
             return status
         }
     }
 
-    public func eventsToFanOut(limit: Int) async throws -> [EventRecord] {
+    public func eventsToFanOut(limit: Int) async throws -> [QueuedEvent] {
+        // Only ids and times: an event that cannot be decoded fails in its own step, not in this listing.
         try await oneStatement { db in
             try await db.raw("""
-                SELECT * FROM events WHERE state IN ('accepted', 'fanning-out') ORDER BY created_at, event_id LIMIT \(literal: limit)
-                """).all().map(Self.event)
+                SELECT event_id, app_id, created_at FROM (
+                    SELECT event_id, app_id, created_at,
+                        ROW_NUMBER() OVER (PARTITION BY app_id ORDER BY created_at, event_id) AS turn
+                    FROM events WHERE state IN ('accepted', 'fanning-out'))
+                WHERE turn = 1 ORDER BY created_at, event_id LIMIT \(literal: limit)
+                """).all().map { row in
+                QueuedEvent(
+                    id: try row.decode(column: "event_id", as: String.self), appId: try row.decode(column: "app_id", as: String.self),
+                    createdAt: Date(milliseconds: try row.decode(column: "created_at", as: Int64.self))
+                )
+            }
+        }
+    }
+
+    public func failEvent(id: String, reason: String) async throws {
+        try await oneStatement { db in
+            try await db.raw("""
+                UPDATE events SET state = \(bind: EventState.failed.rawValue), failure_reason = \(bind: reason)
+                WHERE event_id = \(bind: id) AND state IN ('accepted', 'fanning-out')
+                """).run()
+        }
+    }
+
+    public func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int {
+        try await oneStatement { db in
+            // `delivering` with every planned push answered is what `eventStatus` shows as `done`.
+            try await db.raw("""
+                DELETE FROM events WHERE event_id IN (
+                    SELECT event_id FROM events WHERE created_at < \(bind: cutoff.milliseconds) AND (state = 'failed'
+                        OR (state = 'delivering' AND delivered + failed + pruned >= matched))
+                    LIMIT \(literal: limit))
+                RETURNING event_id
+                """).all().count
         }
     }
 

@@ -16,12 +16,22 @@ extension SQLRegistryStore {
     public func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
         // Rows are decoded after the lock is released: decoding a thousand is a few milliseconds of Swift.
         try await oneStatement { db in
-            // One statement: no ids travel back as binds.
-            let due: SQLQueryString = """
-                SELECT push_id FROM outbox WHERE \(Self.pending(excluding: pausedApps)) AND next_attempt_at <= \(bind: now.milliseconds)
-                ORDER BY next_attempt_at LIMIT \(literal: limit)
-                """
-            return try await db.raw("UPDATE outbox SET state = 'sending' WHERE push_id IN (\(due)) RETURNING *").all()
+            // One statement: no ids travel back as binds. Each app gives at most `limit` of its due pushes,
+            // numbered by age (`turn`); the claim takes every app's first, then every app's second, and so on.
+            let paused: SQLQueryString = pausedApps.isEmpty ? "" : " AND app_id NOT IN (\(binds: Array(pausedApps)))"
+            return try await db.raw("""
+                \(Self.appsWithPendingPushes),
+                due AS (
+                    SELECT o.push_id, o.next_attempt_at,
+                        ROW_NUMBER() OVER (PARTITION BY o.app_id ORDER BY o.next_attempt_at, o.push_id) AS turn
+                    FROM apps a JOIN outbox o ON o.push_id IN (
+                        SELECT push_id FROM outbox WHERE state = 'pending' AND app_id = a.app_id\(paused)
+                            AND next_attempt_at <= \(bind: now.milliseconds)
+                        ORDER BY next_attempt_at LIMIT \(literal: limit)))
+                UPDATE outbox SET state = 'sending'
+                WHERE push_id IN (SELECT push_id FROM due ORDER BY turn, next_attempt_at LIMIT \(literal: limit))
+                RETURNING *
+                """).all()
         }.map(Self.push)
     }
 
@@ -54,7 +64,14 @@ extension SQLRegistryStore {
 
     public func nextDueDate(pausedApps: Set<String>) async throws -> Date? {
         try await oneStatement { db in
-            let query: SQLQueryString = "SELECT MIN(next_attempt_at) AS due FROM outbox WHERE \(Self.pending(excluding: pausedApps))"
+            // Per app, one seek each (`outbox_pending_app`).
+            let paused: SQLQueryString = pausedApps.isEmpty ? "" : " AND app_id NOT IN (\(binds: Array(pausedApps)))"
+            let query: SQLQueryString = """
+                \(Self.appsWithPendingPushes)
+                SELECT MIN(due) AS due FROM (
+                    SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending' AND app_id = apps.app_id) AS due
+                    FROM apps WHERE apps.app_id IS NOT NULL\(paused))
+                """
             guard let row = try await db.raw(query).first(), try !row.decodeNil(column: "due") else { return nil }
             return Date(milliseconds: try row.decode(column: "due", as: Int64.self))
         }
@@ -66,10 +83,15 @@ extension SQLRegistryStore {
         }
     }
 
-    /// Pending pushes, leaving out paused apps.
-    private static func pending(excluding pausedApps: Set<String>) -> SQLQueryString {
-        pausedApps.isEmpty ? "state = 'pending'" : "state = 'pending' AND app_id NOT IN (\(binds: Array(pausedApps)))"
-    }
+    /// `WITH RECURSIVE apps`: the apps with pending pushes (a trailing NULL row ends the list), walked in
+    /// `outbox_pending_app` one seek per app instead of a scan of every pending push.
+    private static var appsWithPendingPushes: SQLQueryString { """
+        WITH RECURSIVE apps (app_id) AS (
+            SELECT MIN(app_id) FROM outbox WHERE state = 'pending'
+            UNION ALL
+            SELECT (SELECT MIN(app_id) FROM outbox WHERE state = 'pending' AND app_id > apps.app_id)
+            FROM apps WHERE apps.app_id IS NOT NULL)
+        """ }
 
     /// The pending push for this token and payload, if any: there is at most one (the unique `outbox_pending` index).
     static func pendingPush(appId: String, token: String, payload: String) -> SQLQueryString {

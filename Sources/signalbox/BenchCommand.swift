@@ -11,7 +11,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run a benchmark and print its figures.",
-        subcommands: [TransportBench.self, FanOutBench.self, FaultBench.self]
+        subcommands: [TransportBench.self, FanOutBench.self, FaultBench.self, NoisyNeighbourBench.self]
     )
 }
 

@@ -1,5 +1,9 @@
 import Foundation
+import Logging
 import SignalboxAPNs
+import SignalboxAPI
+import SignalboxModel
+import SignalboxStore
 import Synchronization
 
 /// Hands out indexes 0, 1, 2… to concurrent workers.
@@ -95,5 +99,26 @@ enum BenchRegistrations {
             }
             try await group.waitForAll()
         }
+    }
+
+    /// The registrations of `register`, written with the server's store (its group commits) while it is stopped.
+    static func preload(appId: String, databasePath: String, indices: Range<Int>) async throws {
+        let store = try await SQLiteRegistryStore.open(path: databasePath, logger: Logger(label: "signalbox.bench"))
+        let next = Counter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<1_000 {
+                group.addTask {
+                    while let offset = next.take(below: indices.count) {
+                        let index = indices.lowerBound + offset
+                        let id = installationId(index)
+                        try await store.putInstallation(appId: appId, Installation(id: id, userId: nil, channels: ["all"], environment: .sandbox), now: Date())
+                        let control = Control(kind: "door", configuration: .object([:]), pushToken: token(index))
+                        try await store.putControls(appId: appId, installationId: id, [control], now: Date())
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await store.close()
     }
 }

@@ -137,22 +137,7 @@ struct FanOutBench: AsyncParsableCommand {
 
     /// The same registrations as `register`, written through the store the server uses (its group commits).
     private func preloadRegistrations(appId: String, databasePath: String) async throws {
-        let store = try await SQLiteRegistryStore.open(path: databasePath, logger: Logger(label: "signalbox.bench"))
-        let next = Counter()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<1_000 {
-                group.addTask {
-                    while let index = next.take(below: count) {
-                        let id = Self.installationId(index)
-                        try await store.putInstallation(appId: appId, Installation(id: id, userId: nil, channels: ["all"], environment: .sandbox), now: Date())
-                        let control = Control(kind: "door", configuration: .object([:]), pushToken: Self.token(index))
-                        try await store.putControls(appId: appId, installationId: id, [control], now: Date())
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        try await store.close()
+        try await BenchRegistrations.preload(appId: appId, databasePath: databasePath, indices: 0..<count)
     }
 
     private static func installationId(_ index: Int) -> String { BenchRegistrations.installationId(index) }

@@ -20,6 +20,14 @@ public struct DeliveryConfiguration: Sendable {
     public var credentialsPause: Duration = .seconds(60)
     /// How long one APNs request may take.
     public var requestTimeout: Duration = .seconds(30)
+    /// Fan-out steps of one event that may fail in a row before the event is given up as `failed`.
+    public var fanOutAttempts = 5
+    /// Wait before a failed fan-out step is tried again, times the failures in a row (the other events go on).
+    public var fanOutRetryDelay: Duration = .seconds(1)
+    /// How long done and failed events are kept (their status readable) before they are deleted.
+    public var eventRetention: Duration = .seconds(7 * 24 * 3600)
+    /// How often events past their retention are looked for.
+    public var eventPurgeInterval: Duration = .seconds(3600)
 
     public init() {}
 

@@ -64,7 +64,7 @@ struct Dispatcher: Service {
                     } catch {
                         logger.error("claiming pushes failed", metadata: ["error": "\(error)"])
                     }
-                    results.started(claimed.count)
+                    results.started(claimed)
                     claimed.forEach(send)
                     // Nothing more due now: sleep until new pushes are stored or the next retry is due.
                     if claimed.count < limit { await signals.outbox.wait(upTo: await idleWait(paused: paused)) }

@@ -1,30 +1,51 @@
 import SignalboxModel
 import Synchronization
 
-/// Pushes being sent, and results waiting to be recorded.
+/// Pushes being sent, in all and per app, and results waiting to be recorded.
 final class ResultBuffer: Sendable {
-    private let state = Mutex<(inFlight: Int, results: [PushCompletion])>((0, []))
+    private struct State {
+        var inFlight = 0
+        var inFlightByApp: [String: Int] = [:]
+        var results: [PushCompletion] = []
+
+        mutating func add(_ count: Int, app: String) {
+            inFlight += count
+            let now = inFlightByApp[app, default: 0] + count
+            inFlightByApp[app] = now > 0 ? now : nil
+        }
+    }
+
+    private let state = Mutex(State())
 
     var inFlight: Int { state.withLock { $0.inFlight } }
 
-    func started(_ count: Int) { state.withLock { $0.inFlight += count } }
+    /// Pushes in flight per app (apps with none are absent).
+    var inFlightByApp: [String: Int] { state.withLock { $0.inFlightByApp } }
 
-    /// Counts up to `count` pushes in flight without passing `limit`. - Returns: how many were counted.
-    func reserve(upTo count: Int, limit: Int) -> Int {
+    /// Counts claimed pushes in flight.
+    func started(_ pushes: [OutboxPush]) {
         state.withLock { state in
-            let granted = max(0, min(count, limit - state.inFlight))
-            state.inFlight += granted
+            for push in pushes { state.add(1, app: push.appId) }
+        }
+    }
+
+    /// Counts up to `count` pushes of `app` in flight without passing `limit` in all nor `appLimit` for the app.
+    /// - Returns: how many were counted.
+    func reserve(upTo count: Int, app: String, limit: Int, appLimit: Int) -> Int {
+        state.withLock { state in
+            let granted = max(0, min(count, limit - state.inFlight, appLimit - state.inFlightByApp[app, default: 0]))
+            state.add(granted, app: app)
             return granted
         }
     }
 
-    /// Gives back slots reserved but not used.
-    func release(_ count: Int) { state.withLock { $0.inFlight -= count } }
+    /// Gives back slots reserved for `app` but not used.
+    func release(_ count: Int, app: String) { state.withLock { $0.add(-count, app: app) } }
 
     /// - Returns: how many pushes are still being sent.
     func finished(_ completion: PushCompletion) -> Int {
         state.withLock { state in
-            state.inFlight -= 1
+            state.add(-1, app: completion.push.appId)
             state.results.append(completion)
             return state.inFlight
         }

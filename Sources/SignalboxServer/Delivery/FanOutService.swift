@@ -7,65 +7,107 @@ import SignalboxStore
 /// Fans accepted events out into the outbox, one page of installations per transaction, so memory stays
 /// flat whatever the audience and a restart resumes at the stored cursor.
 ///
+/// Apps take turns (`design.md`, "Tenants share fairly"): each round, the oldest event of every app with one to
+/// fan out takes one page, so one app's large event delays another app's event by a page, not by its whole
+/// audience. An event whose step keeps failing is retried later while the others go on, and after
+/// `configuration.fanOutAttempts` failures in a row it is given up as `failed`.
+///
 /// While the dispatcher has room, the pushes of a page that are due now are stored already claimed and handed
 /// to it in memory: no claim query, no second write of their rows (the claim was a fifth of the storage
-/// connection's time per push). When it has no room the fan-out waits up to a second for some, then stores the
-/// page's pushes pending, to be claimed as before.
+/// connection's time per push). When it has no room the fan-out of a single app waits up to a second for some,
+/// then stores the page's pushes pending, to be claimed as before. While several apps fan out, each app's
+/// hand-off holds at most its share of the slots and nobody waits: what is not handed off is stored pending and
+/// claimed in turns.
 struct FanOutService: Service {
     let store: any DeliveryStore
     let signals: DeliverySignals
-    let batchSize: Int
+    let configuration: DeliveryConfiguration
     let logger: Logger
+
+    private var batchSize: Int { configuration.fanOutBatch }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
+            var failures = FanOutFailures(attempts: configuration.fanOutAttempts, retryDelay: configuration.fanOutRetryDelay)
             while !Task.isCancelled {
+                let queued: [QueuedEvent]
                 do {
-                    let events = try await store.eventsToFanOut(limit: 16)
-                    for event in events where !Task.isCancelled { try await fanOut(event) }
-                    if events.isEmpty { await signals.fanOut.wait(upTo: .seconds(1)) }
+                    queued = try await store.eventsToFanOut(limit: 256)
                 } catch {
-                    logger.error("fan-out failed; retrying", metadata: ["error": "\(error)"])
+                    logger.error("listing events to fan out failed; retrying", metadata: ["error": "\(error)"])
                     try? await Task.sleep(for: .seconds(1))
+                    continue
+                }
+                let now = ContinuousClock.now
+                let round = FairShare.round(queued.filter { failures.isDue($0.id, at: now) }, inFlight: signals.results.inFlightByApp)
+                guard !round.isEmpty else {
+                    // Nothing to do, or only events waiting for a retry: sleep until one is due or an event arrives.
+                    let wake = min(failures.nextRetry ?? now + .seconds(1), now + .seconds(1))
+                    await signals.fanOut.wait(upTo: max(.milliseconds(1), wake - now))
+                    continue
+                }
+                for event in round where !Task.isCancelled {
+                    do {
+                        try await step(event, apps: round.count)
+                        failures.succeeded(event.id)
+                    } catch {
+                        await failed(event, error: error, failures: &failures)
+                    }
                 }
             }
         }
     }
 
-    private func fanOut(_ event: EventRecord) async throws {
-        var planned = 0
-        while !Task.isCancelled {
-            let reserved = await reserveRoom(appId: event.appId)
-            let started = ContinuousClock.now
-            let step: FanOutStep
-            do {
-                step = try await store.fanOutStep(eventId: event.id, batchSize: batchSize, now: Date(), handOff: reserved)
-            } catch {
-                signals.results.release(reserved)
-                throw error
-            }
-            signals.results.release(reserved - step.handedOff.count)
-            signals.handedOff.add(step.handedOff)
-            logger.debug("fan-out step", metadata: [
-                "event": "\(event.id)", "pushes": "\(step.planned)", "coalesced": "\(step.coalesced)",
-                "handedOff": "\(step.handedOff.count)", "took": "\(ContinuousClock.now - started)",
-            ])
-            planned += step.planned
-            if step.planned > step.coalesced { signals.outbox.signal() }
-            if step.finished { break }
+    /// Counts a failed step; gives the event up after too many in a row.
+    private func failed(_ event: QueuedEvent, error: any Error, failures: inout FanOutFailures) async {
+        guard let count = failures.failed(event.id, at: ContinuousClock.now) else {
+            logger.error("fan-out step failed; retrying later", metadata: ["event": "\(event.id)", "error": "\(error)"])
+            return
         }
-        logger.debug("event fanned out", metadata: ["event": "\(event.id)", "pushes": "\(planned)"])
+        logger.error("fan-out failed too often; event given up", metadata: [
+            "event": "\(event.id)", "app": "\(event.appId)", "failures": "\(count)", "error": "\(error)",
+        ])
+        do {
+            // The reason is shown to the app: the count, not the error's text (which may name storage internals).
+            try await store.failEvent(id: event.id, reason: "fan-out failed \(count) times in a row")
+        } catch {
+            logger.error("marking the event failed did not work; it will be tried again", metadata: ["event": "\(event.id)", "error": "\(error)"])
+        }
     }
 
-    /// Reserves in-flight slots for a page's pushes due now, waiting up to a second for a page's worth.
-    private func reserveRoom(appId: String) async -> Int {
+    /// Fans out one page of the event's audience.
+    private func step(_ event: QueuedEvent, apps: Int) async throws {
+        let reserved = await reserveRoom(appId: event.appId, apps: apps)
+        let started = ContinuousClock.now
+        let step: FanOutStep
+        do {
+            step = try await store.fanOutStep(eventId: event.id, batchSize: batchSize, now: Date(), handOff: reserved)
+        } catch {
+            signals.results.release(reserved, app: event.appId)
+            throw error
+        }
+        signals.results.release(reserved - step.handedOff.count, app: event.appId)
+        signals.handedOff.add(step.handedOff)
+        logger.debug("fan-out step", metadata: [
+            "event": "\(event.id)", "pushes": "\(step.planned)", "coalesced": "\(step.coalesced)",
+            "handedOff": "\(step.handedOff.count)", "took": "\(ContinuousClock.now - started)", "finished": "\(step.finished)",
+        ])
+        if step.planned > step.coalesced { signals.outbox.signal() }
+    }
+
+    /// Reserves in-flight slots for a page's pushes due now. Alone, the app waits up to a second for a page's
+    /// worth; while other apps fan out it takes what is free within its share at once (waiting would hold up
+    /// their turns).
+    private func reserveRoom(appId: String, apps: Int) async -> Int {
         let limit = signals.handOffLimit.load(ordering: .acquiring)
         guard limit > 0, signals.pauses.active(at: Date())[appId] == nil else { return 0 }
-        let deadline = ContinuousClock.now + .seconds(1)
-        // A ring can be stale (room taken since): look again after each.
-        while limit - signals.results.inFlight < min(batchSize, limit), ContinuousClock.now < deadline {
-            await signals.room.wait(upTo: deadline - ContinuousClock.now)
+        if apps <= 1 {
+            let deadline = ContinuousClock.now + .seconds(1)
+            // A ring can be stale (room taken since): look again after each.
+            while limit - signals.results.inFlight < min(batchSize, limit), ContinuousClock.now < deadline {
+                await signals.room.wait(upTo: deadline - ContinuousClock.now)
+            }
         }
-        return signals.results.reserve(upTo: batchSize, limit: limit)
+        return signals.results.reserve(upTo: batchSize, app: appId, limit: limit, appLimit: FairShare.handOffLimit(limit, apps: apps))
     }
 }

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import SignalboxAPNs
+
+/// App X's large event and, just after, app Y's one-token event: how long Y's push waits (`design.md`, "Tenants
+/// share fairly"). Server and simulator are separate processes, as in `bench fan-out`.
+struct NoisyNeighbourBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "noisy-neighbour",
+        abstract: "Time app Y's one-token push posted while app X's large event fans out.",
+        discussion: """
+            Writes X's registrations (one control token per installation) and Y's one with the server's store while
+            the server is stopped, restarts it, posts X's event, waits --delay, posts Y's event and reads Y's status
+            every 2 ms until its push is delivered. --server runs another signalbox binary as the server (to measure
+            a build before a change). SERVER_LOG_LEVEL sets the server's log level (default warning).
+            """
+    )
+
+    @Option(help: "App X's control installations (one token each).") var count = 30_000
+    @Option(help: "Seconds between X's event and Y's.") var delay = 0.3
+    @Option(help: "Port of the server; the simulator takes the next two.") var port = 28180
+    @Option(help: "signalbox binary to run as the server (default: this one).") var server: String?
+    @Option(help: "Write the figures as JSON here.") var json = "bench-noisy-neighbour.json"
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-noisy-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: directory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let privateKey = P256.Signing.PrivateKey()
+        let key = SigningKey(privateKey: privateKey, keyId: "BENCHKEY01", teamId: "BENCHTEAM1")
+        let simulator = try BenchSimulator.start(port: port + 1, key: key)
+        defer { simulator.process.terminate() }
+        let adminKey = "sba_bench-admin-0123456789abcdef0123"
+        let api = BenchHTTP(base: "http://127.0.0.1:\(port)")
+        var process = try await startServer(directory: directory, adminKey: adminKey, ca: simulator.caPath, api: api)
+        defer { process.terminate() }
+
+        let pem = String(decoding: try JSONEncoder().encode(privateKey.pemRepresentation), as: UTF8.self)
+        var apps: [(id: String, serverKey: String)] = []
+        for bundle in ["com.example.noisy", "com.example.quiet"] {
+            let app = try await api.call("POST", "/v1/apps", key: adminKey, json: """
+                {"bundleId":"\(bundle)","teamId":"BENCHTEAM1","keyId":"BENCHKEY01","environment":"sandbox","privateKey":\(pem)}
+                """)
+            guard let id = app["appId"] as? String, let serverKey = app["serverKey"] as? String else { throw ValidationError("app not created: \(app)") }
+            apps.append((id, serverKey))
+        }
+        let (noisy, quiet) = (apps[0], apps[1])
+        process.terminate()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        let database = directory + "/signalbox.sqlite"
+        try await BenchRegistrations.preload(appId: noisy.id, databasePath: database, indices: 0..<count)
+        try await BenchRegistrations.preload(appId: quiet.id, databasePath: database, indices: count..<(count + 1))
+        process = try await startServer(directory: directory, adminKey: adminKey, ca: simulator.caPath, api: api)
+        try await Task.sleep(for: .seconds(2))
+
+        let body = #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#
+        let postedX = ContinuousClock.now
+        let large = try await api.call("POST", "/v1/apps/\(noisy.id)/events", key: noisy.serverKey, json: body)
+        try await Task.sleep(for: .seconds(delay))
+        let postedY = ContinuousClock.now
+        let small = try await api.call("POST", "/v1/apps/\(quiet.id)/events", key: quiet.serverKey, json: body)
+        guard let largeId = large["eventId"] as? String, let smallId = small["eventId"] as? String else { throw ValidationError("events not accepted") }
+        while (try await api.call("GET", "/v1/apps/\(quiet.id)/events/\(smallId)", key: quiet.serverKey)["delivered"] as? Int ?? 0) == 0 {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let latency = ContinuousClock.now - postedY
+        let noisyThen = try await api.call("GET", "/v1/apps/\(noisy.id)/events/\(largeId)", key: noisy.serverKey)
+        var status = noisyThen
+        while status["state"] as? String != "done" {
+            try await Task.sleep(for: .milliseconds(50))
+            status = try await api.call("GET", "/v1/apps/\(noisy.id)/events/\(largeId)", key: noisy.serverKey)
+        }
+        let noisySeconds = (ContinuousClock.now - postedX).seconds
+        let delivered = status["delivered"] as? Int ?? 0
+        try BenchReport(figures: [
+            ("noisy_neighbour.tokens", Double(count), "tokens"),
+            ("noisy_neighbour.quiet_push_latency_ms", latency.seconds * 1000, "ms"),
+            ("noisy_neighbour.noisy_delivered_when_quiet_delivered", Double(noisyThen["delivered"] as? Int ?? 0), "pushes"),
+            ("noisy_neighbour.noisy_delivered", Double(delivered), "pushes"),
+            ("noisy_neighbour.noisy_seconds", noisySeconds, "s"),
+            ("noisy_neighbour.noisy_pushes_per_second", Double(delivered) / noisySeconds, "pushes/s"),
+        ]).write(jsonPath: json)
+    }
+
+    /// Starts `serve` on `directory` and waits until it answers.
+    private func startServer(directory: String, adminKey: String, ca: String, api: BenchHTTP) async throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: server ?? CommandLine.arguments[0]).standardizedFileURL
+        process.arguments = [
+            "serve", "--port", String(port), "--data-dir", directory, "--apns-host", "127.0.0.1", "--apns-port", String(port + 1),
+            "--apns-ca", ca,
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SIGNALBOX_ADMIN_KEY"] = adminKey
+        environment["LOG_LEVEL"] = environment["SERVER_LOG_LEVEL"] ?? "warning"
+        process.environment = environment
+        try process.run()
+        while (try? await api.call("GET", "/healthz")) == nil {
+            guard process.isRunning else { throw ValidationError("signalbox serve exited (status \(process.terminationStatus))") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return process
+    }
+}

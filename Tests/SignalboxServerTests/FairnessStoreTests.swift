@@ -1,0 +1,174 @@
+import Foundation
+import Logging
+import SignalboxAPI
+import SignalboxModel
+@testable import SignalboxServer
+import SignalboxStore
+import Synchronization
+import Testing
+
+/// Apps share the fan-out and the claim; finished events are purged after their retention; an event whose
+/// fan-out keeps failing is given up (real SQLite, in memory).
+@Suite struct FairnessStoreTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func event(_ id: String, app: String, createdAt: Date) -> EventRecord {
+        EventRecord(
+            id: id, appId: app, request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all),
+            createdAt: createdAt
+        )
+    }
+
+    /// A fresh in-memory store with apps `a` and `b`; `tokens[app]` controls registered, one installation each.
+    func withStore(tokens: [String: Int], _ body: (SQLRegistryStore) async throws -> Void) async throws {
+        let store = try await SQLiteRegistryStore.open(path: nil, logger: .init(label: "test"))
+        do {
+            for app in ["a", "b"] {
+                try await store.createApp(RegistryStoreConformance.app(app))
+                for index in 0..<tokens[app, default: 0] {
+                    let id = String(format: "i%04d", index)
+                    try await store.putInstallation(appId: app, Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
+                    try await store.putControls(appId: app, installationId: id, [Control(kind: "door", pushToken: "\(app == "a" ? "0a" : "0b")\(String(format: "%04d", index))")], now: now)
+                }
+            }
+            try await body(store)
+        } catch {
+            try await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    @Test func theClaimTakesTurnsBetweenApps() async throws { try await withStore(tokens: ["a": 50, "b": 2]) { store in
+        try await store.createEvent(event("ea", app: "a", createdAt: now))
+        try await store.createEvent(event("eb", app: "b", createdAt: now + 1))
+        _ = try await store.fanOutStep(eventId: "ea", batchSize: 100, now: now + 2, handOff: 0)
+        _ = try await store.fanOutStep(eventId: "eb", batchSize: 100, now: now + 2, handOff: 0)
+        // Oldest first across all apps would give ten of a's; in turns, b's two come in the first claim.
+        let first = try await store.claimDuePushes(now: now + 2, limit: 10, pausedApps: [])
+        #expect(first.count == 10)
+        #expect(first.filter { $0.appId == "b" }.count == 2)
+        #expect(try await store.nextDueDate(pausedApps: []) == now, "a's remaining pushes are due")
+        #expect(try await store.nextDueDate(pausedApps: ["a"]) == nil, "b has none left")
+        // A paused app gives nothing; the rest of a's come in the next claims, each once.
+        #expect(try await store.claimDuePushes(now: now + 2, limit: 100, pausedApps: ["a"]).isEmpty)
+        let rest = try await store.claimDuePushes(now: now + 2, limit: 100, pausedApps: [])
+        #expect(rest.count == 42 && rest.allSatisfy { $0.appId == "a" })
+        #expect(Set((first + rest).map(\.token)).count == 52)
+    } }
+
+    @Test func eachAppsOldestEventIsFannedOutInTurns() async throws { try await withStore(tokens: ["a": 3, "b": 1]) { store in
+        try await store.createEvent(event("a1", app: "a", createdAt: now))
+        try await store.createEvent(event("a2", app: "a", createdAt: now + 1))
+        try await store.createEvent(event("b1", app: "b", createdAt: now + 2))
+        #expect(try await store.eventsToFanOut(limit: 10).map(\.id) == ["a1", "b1"])
+        // The app with pushes in flight goes after the newcomer.
+        let round = FairShare.round(try await store.eventsToFanOut(limit: 10), inFlight: ["a": 100])
+        #expect(round.map(\.id) == ["b1", "a1"])
+        #expect(FairShare.handOffLimit(2_000, apps: 1) == 2_000 && FairShare.handOffLimit(2_000, apps: 2) == 1_000)
+        _ = try await store.fanOutStep(eventId: "a1", batchSize: 10, now: now, handOff: 0)
+        #expect(try await store.eventsToFanOut(limit: 10).map(\.id) == ["a2", "b1"])
+    } }
+
+    @Test func finishedEventsArePurgedAfterTheirRetention() async throws { try await withStore(tokens: ["a": 2]) { store in
+        let day: TimeInterval = 86_400
+        // done (old), failed (old), done (recent), still delivering (old).
+        for (id, age) in [("done-old", 8 * day), ("failed-old", 8 * day), ("done-recent", 6 * day), ("busy-old", 8 * day)] {
+            try await store.createEvent(event(id, app: "a", createdAt: now - age))
+        }
+        for id in ["done-old", "done-recent", "busy-old"] {
+            let step = try await store.fanOutStep(eventId: id, batchSize: 10, now: now, handOff: 10)
+            #expect(step.finished && step.handedOff.count == 2)
+            if id != "busy-old" {
+                _ = try await store.complete(step.handedOff.map { PushCompletion(push: $0, result: .delivered) }, now: now)
+            }
+        }
+        try await store.failEvent(id: "failed-old", reason: "fan-out failed 5 times in a row")
+        #expect(try await store.eventStatus(appId: "a", id: "failed-old")?.reason == "fan-out failed 5 times in a row")
+        #expect(try await store.eventStatus(appId: "a", id: "done-old")?.state == .done)
+
+        let retention = EventRetentionService(
+            store: store, retention: .seconds(7 * 86_400), interval: .seconds(3600), now: { [now] in now }, logger: Logger(label: "test")
+        )
+        #expect(try await retention.purge() == 2)
+        #expect(try await store.eventStatus(appId: "a", id: "done-old") == nil)
+        #expect(try await store.eventStatus(appId: "a", id: "failed-old") == nil)
+        #expect(try await store.eventStatus(appId: "a", id: "done-recent")?.state == .done)
+        #expect(try await store.eventStatus(appId: "a", id: "busy-old")?.state == .delivering, "pushes still owed: kept")
+
+        // Two days later the recent one goes too.
+        let later = EventRetentionService(
+            store: store, retention: .seconds(7 * 86_400), interval: .seconds(3600), now: { [now] in now + 2 * day }, logger: Logger(label: "test")
+        )
+        #expect(try await later.purge() == 1)
+        #expect(try await store.eventStatus(appId: "a", id: "done-recent") == nil)
+    } }
+
+    @Test func anEventWhoseFanOutKeepsFailingIsGivenUpWhileOthersGoOn() async throws { try await withStore(tokens: ["a": 3, "b": 1]) { store in
+        // The oldest event, of app a, fails every step; a later event of a and one of b must still be fanned out.
+        try await store.createEvent(event("bad", app: "a", createdAt: now))
+        try await store.createEvent(event("a2", app: "a", createdAt: now + 1))
+        try await store.createEvent(event("b1", app: "b", createdAt: now + 2))
+        let failing = FailingStepStore(base: store, failing: "bad")
+        var configuration = DeliveryConfiguration()
+        configuration.fanOutAttempts = 3
+        configuration.fanOutRetryDelay = .milliseconds(10)
+        let service = FanOutService(store: failing, signals: DeliverySignals(), configuration: configuration, logger: Logger(label: "test"))
+        let runner = Task { try await service.run() }
+        defer { runner.cancel() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        var statuses: [String: EventStatus] = [:]
+        repeat {
+            try await Task.sleep(for: .milliseconds(20))
+            for id in ["bad", "a2"] { statuses[id] = try await store.eventStatus(appId: "a", id: id) }
+            statuses["b1"] = try await store.eventStatus(appId: "b", id: "b1")
+        } while (statuses["bad"]?.state != .failed || statuses["a2"]?.state != .delivering) && ContinuousClock.now < deadline
+        runner.cancel()
+        #expect(statuses["bad"]?.state == .failed)
+        #expect(statuses["bad"]?.reason == "fan-out failed 3 times in a row")
+        #expect(failing.attempts == 3, "tried exactly as often as configured")
+        #expect(statuses["b1"]?.state == .delivering && statuses["b1"]?.matched == 1)
+        #expect(statuses["a2"]?.state == .delivering && statuses["a2"]?.matched == 3)
+        // Each planned push is in the outbox once.
+        let claimed = try await store.claimDuePushes(now: now + 10, limit: 100, pausedApps: [])
+        #expect(claimed.count == 4 && Set(claimed.map(\.token)).count == 4)
+    } }
+}
+
+/// The SQLite store, except that the fan-out steps of one event throw.
+final class FailingStepStore: DeliveryStore, Sendable {
+    struct Injected: Error {}
+    let base: SQLRegistryStore
+    let failing: String
+    private let count = Mutex(0)
+
+    init(base: SQLRegistryStore, failing: String) {
+        self.base = base
+        self.failing = failing
+    }
+
+    var attempts: Int { count.withLock { $0 } }
+
+    func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep {
+        if eventId == failing {
+            count.withLock { $0 += 1 }
+            throw Injected()
+        }
+        return try await base.fanOutStep(eventId: eventId, batchSize: batchSize, now: now, handOff: handOff)
+    }
+
+    func pushIntervals(appId: String) async throws -> [PushKind: Int] { try await base.pushIntervals(appId: appId) }
+    func setPushIntervals(appId: String, _ intervals: [PushKind: Int]) async throws { try await base.setPushIntervals(appId: appId, intervals) }
+    func createEvent(_ event: EventRecord) async throws { try await base.createEvent(event) }
+    func eventStatus(appId: String, id: String) async throws -> EventStatus? { try await base.eventStatus(appId: appId, id: id) }
+    func eventsToFanOut(limit: Int) async throws -> [QueuedEvent] { try await base.eventsToFanOut(limit: limit) }
+    func failEvent(id: String, reason: String) async throws { try await base.failEvent(id: id, reason: reason) }
+    func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int { try await base.purgeEvents(createdBefore: cutoff, limit: limit) }
+    func releaseClaims() async throws { try await base.releaseClaims() }
+    func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
+        try await base.claimDuePushes(now: now, limit: limit, pausedApps: pausedApps)
+    }
+    func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary { try await base.complete(completions, now: now) }
+    func nextDueDate(pausedApps: Set<String>) async throws -> Date? { try await base.nextDueDate(pausedApps: pausedApps) }
+    func outboxDepth() async throws -> Int { try await base.outboxDepth() }
+}

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Logging
 import SignalboxAPNs
@@ -120,5 +121,31 @@ enum BenchRegistrations {
             try await group.waitForAll()
         }
         try await store.close()
+    }
+}
+
+/// Starts `signalbox serve` (this executable unless `executable` names another build) as a child process and
+/// waits until it answers. SERVER_LOG_LEVEL sets its log level (default warning).
+enum BenchServer {
+    static func start(
+        executable: String? = nil, port: Int, directory: String, adminKey: String, apnsHost: String, apnsPort: Int, ca: String,
+        api: BenchHTTP
+    ) async throws -> Process {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: executable ?? CommandLine.arguments[0]).standardizedFileURL
+        server.arguments = [
+            "serve", "--port", String(port), "--data-dir", directory, "--apns-host", apnsHost, "--apns-port", String(apnsPort),
+            "--apns-ca", ca,
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SIGNALBOX_ADMIN_KEY"] = adminKey
+        environment["LOG_LEVEL"] = environment["SERVER_LOG_LEVEL"] ?? "warning"
+        server.environment = environment
+        try server.run()
+        while (try? await api.call("GET", "/healthz")) == nil {
+            guard server.isRunning else { throw ArgumentParser.ValidationError("signalbox serve exited (status \(server.terminationStatus))") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return server
     }
 }

@@ -46,7 +46,10 @@ struct FanOutBench: AsyncParsableCommand {
         let api = BenchHTTP(base: "http://127.0.0.1:\(port)")
         let simulatorAdmin = BenchHTTP(base: "http://127.0.0.1:\(port + 2)")
         let serve = {
-            try await startServer(directory: directory, adminKey: adminKey, apnsPort: simulator == nil ? apnsPort : port + 1, ca: ca, api: api)
+            try await BenchServer.start(
+                port: port, directory: directory, adminKey: adminKey, apnsHost: apnsHost ?? "127.0.0.1",
+                apnsPort: simulator == nil ? apnsPort : port + 1, ca: ca, api: api
+            )
         }
         var server = try await serve()
         defer { server.terminate() }
@@ -103,26 +106,6 @@ struct FanOutBench: AsyncParsableCommand {
             ("fan_out.server_cpu_us_per_push", cpuSeconds * 1e6 / Double(max(delivered, 1)), "µs"),
             ("fan_out.server_peak_rss_mb", Double(ProcFS.memoryKilobytes(pid: server.processIdentifier, field: "VmHWM:")) / 1024, "MB"),
         ]).write(jsonPath: json)
-    }
-
-    /// Starts `signalbox serve` on `directory` and waits until it answers.
-    private func startServer(directory: String, adminKey: String, apnsPort: Int, ca: String, api: BenchHTTP) async throws -> Process {
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        server.arguments = [
-            "serve", "--port", String(port), "--data-dir", directory, "--apns-host", apnsHost ?? "127.0.0.1",
-            "--apns-port", String(apnsPort), "--apns-ca", ca,
-        ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SIGNALBOX_ADMIN_KEY"] = adminKey
-        environment["LOG_LEVEL"] = environment["SERVER_LOG_LEVEL"] ?? "warning"
-        server.environment = environment
-        try server.run()
-        while (try? await api.call("GET", "/healthz")) == nil {
-            guard server.isRunning else { throw ValidationError("signalbox serve exited (status \(server.terminationStatus))") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return server
     }
 
     /// Stops the server gracefully (SIGTERM) and waits for it to exit.

@@ -33,7 +33,10 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         defer { simulator.process.terminate() }
         let adminKey = "sba_bench-admin-0123456789abcdef0123"
         let api = BenchHTTP(base: "http://127.0.0.1:\(port)")
-        var process = try await startServer(directory: directory, adminKey: adminKey, ca: simulator.caPath, api: api)
+        var process = try await BenchServer.start(
+            executable: server, port: port, directory: directory, adminKey: adminKey, apnsHost: "127.0.0.1", apnsPort: port + 1,
+            ca: simulator.caPath, api: api
+        )
         defer { process.terminate() }
 
         let pem = String(decoding: try JSONEncoder().encode(privateKey.pemRepresentation), as: UTF8.self)
@@ -51,7 +54,10 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         let database = directory + "/signalbox.sqlite"
         try await BenchRegistrations.preload(appId: noisy.id, databasePath: database, indices: 0..<count)
         try await BenchRegistrations.preload(appId: quiet.id, databasePath: database, indices: count..<(count + 1))
-        process = try await startServer(directory: directory, adminKey: adminKey, ca: simulator.caPath, api: api)
+        process = try await BenchServer.start(
+            executable: server, port: port, directory: directory, adminKey: adminKey, apnsHost: "127.0.0.1", apnsPort: port + 1,
+            ca: simulator.caPath, api: api
+        )
         try await Task.sleep(for: .seconds(2))
 
         let body = #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#
@@ -81,25 +87,5 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
             ("noisy_neighbour.noisy_seconds", noisySeconds, "s"),
             ("noisy_neighbour.noisy_pushes_per_second", Double(delivered) / noisySeconds, "pushes/s"),
         ]).write(jsonPath: json)
-    }
-
-    /// Starts `serve` on `directory` and waits until it answers.
-    private func startServer(directory: String, adminKey: String, ca: String, api: BenchHTTP) async throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: server ?? CommandLine.arguments[0]).standardizedFileURL
-        process.arguments = [
-            "serve", "--port", String(port), "--data-dir", directory, "--apns-host", "127.0.0.1", "--apns-port", String(port + 1),
-            "--apns-ca", ca,
-        ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SIGNALBOX_ADMIN_KEY"] = adminKey
-        environment["LOG_LEVEL"] = environment["SERVER_LOG_LEVEL"] ?? "warning"
-        process.environment = environment
-        try process.run()
-        while (try? await api.call("GET", "/healthz")) == nil {
-            guard process.isRunning else { throw ValidationError("signalbox serve exited (status \(process.terminationStatus))") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return process
     }
 }

@@ -128,7 +128,7 @@ final class SimulatorConnectionHandler: ChannelInboundHandler {
             context.close(promise: nil)
         case .latency(let delay) where delay > .zero:
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) {
+            context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
                 let (handler, context) = loopBound.value
                 guard handler.isOpen, handler.streams[id] != nil else { return }
                 handler.answer(id, request, context: context)
@@ -210,8 +210,7 @@ final class SimulatorConnectionHandler: ChannelInboundHandler {
             return
         }
         // Keep reading a while, as a graceful server does; a draining client usually closes first.
-        let delay = configuration.drainTime.components
-        context.eventLoop.scheduleTask(in: .nanoseconds(delay.seconds * 1_000_000_000 + delay.attoseconds / 1_000_000_000)) {
+        context.eventLoop.scheduleTask(in: TimeAmount(configuration.drainTime)) {
             channel.close(promise: nil)
         }
     }

@@ -69,7 +69,7 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
         let connection = APNsConnection(id: id, eventLoop: eventLoop, endpoint: endpoint, configuration: configuration, logger: logger)
         let serverHostname = endpoint.host.isIPAddress ? nil : endpoint.host
         let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout.nanoseconds)))
+            .connectTimeout(TimeAmount(configuration.connectTimeout))
             .channelOption(.socketOption(.so_keepalive), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -105,7 +105,7 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
         bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { result in
             if case .failure(let error) = result { connection.connectFailed(error) }
         }
-        let timeout = TimeAmount.nanoseconds(Int64(configuration.connectTimeout.nanoseconds))
+        let timeout = TimeAmount(configuration.connectTimeout)
         eventLoop.execute {
             connection.setUpTimeout = eventLoop.scheduleTask(in: timeout) {
                 connection.connectFailed(APNsTransportError(.connectFailed, "TLS/HTTP/2 set-up timed out"))
@@ -193,7 +193,7 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
         guard drainTimeout == nil, state.state == .draining else { return }
         // Answers still due normally come within milliseconds; a stream that stays silent must not hold its push
         // (and the connection) until the push's own deadline. What is left then fails as unknown: re-sent once.
-        drainTimeout = eventLoop.scheduleTask(in: .nanoseconds(configuration.drainTimeout.nanoseconds)) {
+        drainTimeout = eventLoop.scheduleTask(in: TimeAmount(configuration.drainTimeout)) {
             if self.state.state == .draining {
                 self.logger.info("APNs connection still draining; closing", metadata: ["apns.open_streams": "\(self.state.openStreams)"])
                 self.channel?.close(promise: nil)
@@ -298,8 +298,8 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
     }
 
     private func startPinging() {
-        let interval = TimeAmount.nanoseconds(Int64(configuration.pingInterval.nanoseconds))
-        let pingTimeout = TimeAmount.nanoseconds(Int64(configuration.pingTimeout.nanoseconds))
+        let interval = TimeAmount(configuration.pingInterval)
+        let pingTimeout = TimeAmount(configuration.pingTimeout)
         pingTask = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             let now = NIODeadline.now()
             if let sent = self.pingSentAt {
@@ -312,13 +312,6 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
                 self.handler?.ping()
             }
         }
-    }
-}
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
 

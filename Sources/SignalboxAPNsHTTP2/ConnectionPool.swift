@@ -190,6 +190,6 @@ final class ConnectionPool: Sendable {
 extension NIODeadline {
     init(_ instant: ContinuousClock.Instant) {
         let remaining = instant - .now
-        self = .now() + .nanoseconds(max(0, remaining.nanoseconds))
+        self = .now() + TimeAmount(max(.zero, remaining))
     }
 }

@@ -57,16 +57,18 @@ public final class HTTP2Transport: APNsTransport {
     }
 
     /// Connections currently open across all pools.
-    public var openConnections: Int { pools.withLock { $0.values.reduce(0) { $0 + $1.connectionCount } } }
+    public var openConnections: Int { sum { $0.connectionCount } }
 
     /// Connections opened since start across all pools.
-    public var connectionsOpened: Int { pools.withLock { $0.values.reduce(0) { $0 + $1.connectionsOpened } } }
+    public var connectionsOpened: Int { sum { $0.connectionsOpened } }
 
     /// Pushes sent again since start because their answer was lost: the most duplicates the transport may have caused.
-    public var resentAfterLostAnswer: Int { pools.withLock { $0.values.reduce(0) { $0 + $1.resentAfterLostAnswer.load(ordering: .relaxed) } } }
+    public var resentAfterLostAnswer: Int { sum { $0.resentAfterLostAnswer.load(ordering: .relaxed) } }
 
     /// Pushes moved to another connection since start because the server had not processed them.
-    public var movedAfterRefusal: Int { pools.withLock { $0.values.reduce(0) { $0 + $1.movedAfterRefusal.load(ordering: .relaxed) } } }
+    public var movedAfterRefusal: Int { sum { $0.movedAfterRefusal.load(ordering: .relaxed) } }
+
+    private func sum(_ figure: (ConnectionPool) -> Int) -> Int { pools.withLock { $0.values.reduce(0) { $0 + figure($1) } } }
 
     /// Retires all connections; later sends fail with `.shutdown`.
     public func shutdown() async throws {

@@ -15,9 +15,14 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// When the current phase times out; `nil` while nothing is timed.
     private var deadline: NIODeadline?
     private let logger: Logger
+    /// How long the connection may stay unwritable: a peer that pipelines requests and never reads the answers
+    /// would otherwise hold its slot for good (the request timeouts stop while a response is written).
+    private let writeStallTimeout: Duration
+    private var writeStall: Scheduled<Void>?
 
     init(configuration: ConnectionConfiguration, logger: Logger) {
         timeouts = RequestTimeouts(configuration: configuration)
+        writeStallTimeout = configuration.bodyTimeout
         self.logger = logger
     }
 
@@ -38,6 +43,21 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
         deadline = nil
         timer?.task.cancel()
         timer = nil
+        writeStall?.cancel()
+        writeStall = nil
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            writeStall?.cancel()
+            writeStall = nil
+        } else if writeStall == nil {
+            writeStall = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(writeStallTimeout)) { [self] in
+                logger.debug("closing connection", metadata: ["connection.close_reason": "peer not reading"])
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -64,7 +84,7 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     /// Keeps at most one scheduled task and moves a deadline instead of rescheduling on every request: a task
     /// that fires before the deadline schedules itself again, and only a deadline earlier than the task's
-    /// (a header timeout after an idle one) replaces it. That is one timer per request instead of three.
+    /// (a header timeout after an idle one) replaces it.
     private func perform(_ action: RequestTimeouts.Action, context: ChannelHandlerContext) {
         switch action {
         case .none:
@@ -72,8 +92,7 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
         case .cancel:
             deadline = nil
         case .arm(let duration):
-            let components = duration.components
-            let next = NIODeadline.now() + .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+            let next = NIODeadline.now() + TimeAmount(duration)
             deadline = next
             if let timer, timer.fireAt <= next { return }
             schedule(at: next, context: context)

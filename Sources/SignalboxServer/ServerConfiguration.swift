@@ -50,14 +50,13 @@ extension ServerConfiguration {
         if let value = environment["SIGNALBOX_APNS_PAUSE_MS"].flatMap(Int.init), value > 0 {
             delivery.circuitBreaker.openFor = .milliseconds(value)
         }
-        if let value = environment["SIGNALBOX_EVENT_RETENTION_DAYS"].flatMap(Double.init), value > 0 {
-            delivery.eventRetention = .milliseconds(Int64(value * 86_400_000))
+        /// A positive, finite number of seconds up to ten years (larger values would overflow timers); else nil.
+        func seconds(_ key: String, unit: Double = 1) -> Duration? {
+            environment[key].flatMap(Double.init).map { $0 * unit }.flatMap { $0 > 0 && $0 <= 315_360_000 ? .seconds($0) : nil }
         }
+        if let value = seconds("SIGNALBOX_EVENT_RETENTION_DAYS", unit: 86_400) { delivery.eventRetention = value }
         if let value = environment["SIGNALBOX_FAN_OUT_ATTEMPTS"].flatMap(Int.init), value > 0 { delivery.fanOutAttempts = value }
         quotas.apply(environment: environment)
-        func seconds(_ key: String) -> Duration? {
-            environment[key].flatMap(Double.init).flatMap { $0 > 0 ? .milliseconds(Int64($0 * 1000)) : nil }
-        }
         if let value = seconds("SIGNALBOX_HEADER_TIMEOUT") { connections.headerTimeout = value }
         if let value = seconds("SIGNALBOX_BODY_TIMEOUT") { connections.bodyTimeout = value }
         if let value = seconds("SIGNALBOX_IDLE_TIMEOUT") { connections.idleTimeout = value }

@@ -11,8 +11,6 @@ public final class ConnectionLimit: Sendable {
 
     public init(maximum: Int) { self.maximum = maximum }
 
-    public var openConnections: Int { open.load(ordering: .relaxed) }
-
     /// Takes a slot, or returns false when all `maximum` are taken.
     func acquire() -> Bool {
         if open.wrappingAdd(1, ordering: .relaxed).newValue <= maximum { return true }
@@ -27,8 +25,7 @@ public final class ConnectionLimit: Sendable {
 ///
 /// Hummingbird's own `MaximumAvailableConnections` stops accepting instead: excess clients then wait in the
 /// kernel's backlog with no answer. Closing at once tells them, costs one descriptor for a moment, and never
-/// lets the process reach its descriptor limit (where `accept` fails, and Foundation's `UUID()` silently
-/// returned a constant).
+/// lets the process reach its descriptor limit (where `accept` fails).
 struct LimitedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     enum Value: ServerChildChannelValue {
         case served(Base.Value)

@@ -102,11 +102,10 @@ struct AppRoutes {
             throw APIError.notFound("no app \(appId)")
         }
         dependencies.apps.removeAll()
-        var response = Response.json(
+        // `NoStoreMiddleware` marks it `Cache-Control: no-store`, like every /v1/ response.
+        return Response.json(
             DeviceSecretResponse(appId: appId, deviceSecret: deviceSecret, previousSecretValidUntil: previousUntil?.timeIntervalSince1970)
         )
-        response.headers[.cacheControl] = "no-store"
-        return response
     }
 
     private func create(_ request: Request) async throws -> Response {

@@ -38,12 +38,16 @@ public func buildApplication(
         onCredentialsLoaded: onCredentialsLoaded
     )
     var services: [any Service] = [
-        StoreService(store: store), LeaseCleanupService(store: store, interval: configuration.leaseCleanupInterval, logger: logger),
-        FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger),
-        EventRetentionService(
-            store: store, retention: configuration.delivery.eventRetention, interval: configuration.delivery.eventPurgeInterval,
-            now: dependencies.now, logger: logger
+        StoreService(store: store),
+        // Expired leases are already ignored when reading; this only keeps the table small.
+        PeriodicCleanup(what: "expired enumerator leases", interval: configuration.leaseCleanupInterval, logger: logger) { [now = dependencies.now] in
+            try await store.deleteExpiredEnumerators(now: now())
+        },
+        PeriodicCleanup(
+            what: "events past their retention", interval: configuration.delivery.eventPurgeInterval, logger: logger,
+            work: EventRetention(store: store, retention: configuration.delivery.eventRetention, now: dependencies.now).purge
         ),
+        FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger),
     ]
     if let sender = dependencies.sender {
         services.append(Dispatcher(store: store, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger))
@@ -69,29 +73,6 @@ public func buildApplication(
         },
         logger: logger
     )
-}
-
-/// Removes expired enumerator leases now and then (they are already ignored when reading).
-struct LeaseCleanupService: Service {
-    let store: any RegistryStore
-    let interval: Duration
-    let logger: Logger
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await loop() }
-    }
-
-    private func loop() async {
-        while !Task.isCancelled {
-            do {
-                let removed = try await store.deleteExpiredEnumerators(now: Date())
-                if removed > 0 { logger.debug("expired enumerator leases removed", metadata: ["count": "\(removed)"]) }
-            } catch {
-                logger.warning("lease clean-up failed", metadata: ["error": "\(error)"])
-            }
-            try? await Task.sleep(for: interval)
-        }
-    }
 }
 
 /// Keeps the store open while the server runs and closes it at shutdown.

@@ -104,20 +104,16 @@ struct Authenticator: Sendable {
 
         guard let app = try await apps.app(id: appId) else { throw Self.invalidToken("the device token's app is unknown") }
         let now = now()
-        var claims: DeviceClaims?
-        do {
-            claims = try await deviceKeys.keys(appId: appId, column: .deviceSecret, sealed: app.sealedDeviceSecret, secrets: secrets)
+        // A secret that does not unseal (bound to another app or column) verifies nothing: the token is refused.
+        var claims = try? await deviceKeys.keys(appId: appId, column: .deviceSecret, sealed: app.sealedDeviceSecret, secrets: secrets)
+            .verify(jwt, as: DeviceClaims.self)
+        if claims == nil, let previous = app.previousSealedDeviceSecret, let until = app.previousDeviceSecretExpiresAt, now < until {
+            claims = try? await deviceKeys.keys(appId: appId, column: .previousDeviceSecret, sealed: previous, secrets: secrets)
                 .verify(jwt, as: DeviceClaims.self)
-        } catch {
-            if let previous = app.previousSealedDeviceSecret, let until = app.previousDeviceSecretExpiresAt, now < until {
-                claims = try? await deviceKeys.keys(appId: appId, column: .previousDeviceSecret, sealed: previous, secrets: secrets)
-                    .verify(jwt, as: DeviceClaims.self)
-            }
         }
         guard let claims else { throw Self.invalidToken("the device token's signature is not valid for this app") }
         try Self.checkTimes(claims, now: now, lifetime: TimeInterval(app.deviceTokenLifetime))
         guard !claims.sub.value.isEmpty else { throw Self.invalidToken("the device token has an empty sub") }
-        guard claims.aud.value.contains(appId) else { throw APIError(.forbidden, "forbidden", "the device token is for another app") }
         return claims
     }
 

@@ -43,7 +43,7 @@ extension SQLRegistryStore: DeliveryStore {
                     SELECT event_id, app_id, created_at,
                         ROW_NUMBER() OVER (PARTITION BY app_id ORDER BY created_at, event_id) AS turn
                     FROM events WHERE state IN ('accepted', 'fanning-out'))
-                WHERE turn = 1 ORDER BY created_at, event_id LIMIT \(literal: limit)
+                WHERE turn = 1 ORDER BY created_at, event_id LIMIT \(bind: limit)
                 """).all().map { row in
                 QueuedEvent(
                     id: try row.decode(column: "event_id", as: String.self), appId: try row.decode(column: "app_id", as: String.self),
@@ -67,9 +67,9 @@ extension SQLRegistryStore: DeliveryStore {
             // `delivering` with every planned push answered is what `eventStatus` shows as `done`.
             try await db.raw("""
                 DELETE FROM events WHERE event_id IN (
-                    SELECT event_id FROM events WHERE created_at < \(bind: cutoff.milliseconds) AND (state = 'failed'
-                        OR (state = 'delivering' AND delivered + failed + pruned >= matched))
-                    LIMIT \(literal: limit))
+                    SELECT event_id FROM events WHERE created_at < \(bind: cutoff.milliseconds)
+                        AND state IN ('failed', 'delivering') AND delivered + failed + pruned >= matched
+                    LIMIT \(bind: limit))
                 RETURNING event_id
                 """).all().count
         }
@@ -140,7 +140,7 @@ extension SQLRegistryStore: DeliveryStore {
         case .fileProvider(let domain, _):
             query += " AND EXISTS (SELECT 1 FROM file_provider_domains WHERE \(unsafeRaw: same) AND domain_id = \(bind: domain) LIMIT 1)"
         }
-        query += " ORDER BY i.installation_id LIMIT \(literal: limit)"
+        query += " ORDER BY i.installation_id LIMIT \(bind: limit)"
         return try await db.raw(query).all().map { row in
             (try row.decode(column: "installation_id", as: String.self),
              Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production)

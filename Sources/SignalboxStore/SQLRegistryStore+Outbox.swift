@@ -27,9 +27,9 @@ extension SQLRegistryStore {
                     FROM apps a JOIN outbox o ON o.push_id IN (
                         SELECT push_id FROM outbox WHERE state = 'pending' AND app_id = a.app_id\(paused)
                             AND next_attempt_at <= \(bind: now.milliseconds)
-                        ORDER BY next_attempt_at LIMIT \(literal: limit)))
+                        ORDER BY next_attempt_at LIMIT \(bind: limit)))
                 UPDATE outbox SET state = 'sending'
-                WHERE push_id IN (SELECT push_id FROM due ORDER BY turn, next_attempt_at LIMIT \(literal: limit))
+                WHERE push_id IN (SELECT push_id FROM due ORDER BY turn, next_attempt_at LIMIT \(bind: limit))
                 RETURNING *
                 """).all()
         }.map(Self.push)
@@ -120,7 +120,7 @@ extension SQLRegistryStore {
         guard let twin else {
             try await db.raw("""
                 UPDATE outbox SET state = 'pending', next_attempt_at = \(bind: at.milliseconds),
-                    attempts = attempts + \(literal: usedAttempt ? 1 : 0)
+                    attempts = attempts + \(bind: usedAttempt ? 1 : 0)
                 WHERE push_id = \(bind: push.id)
                 """).run()
             return

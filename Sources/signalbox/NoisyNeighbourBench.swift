@@ -67,13 +67,19 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         let postedY = ContinuousClock.now
         let small = try await api.call("POST", "/v1/apps/\(quiet.id)/events", key: quiet.serverKey, json: body)
         guard let largeId = large["eventId"] as? String, let smallId = small["eventId"] as? String else { throw ValidationError("events not accepted") }
-        while (try await api.call("GET", "/v1/apps/\(quiet.id)/events/\(smallId)", key: quiet.serverKey)["delivered"] as? Int ?? 0) == 0 {
+        let giveUp = ContinuousClock.now + .seconds(300)
+        while true {
+            let quietStatus = try await api.call("GET", "/v1/apps/\(quiet.id)/events/\(smallId)", key: quiet.serverKey)
+            if quietStatus["delivered"] as? Int ?? 0 > 0 { break }
+            if ["done", "failed"].contains(quietStatus["state"] as? String) || ContinuousClock.now > giveUp {
+                throw ValidationError("app Y's push was not delivered: \(quietStatus)")
+            }
             try await Task.sleep(for: .milliseconds(2))
         }
         let latency = ContinuousClock.now - postedY
         let noisyThen = try await api.call("GET", "/v1/apps/\(noisy.id)/events/\(largeId)", key: noisy.serverKey)
         var status = noisyThen
-        while status["state"] as? String != "done" {
+        while !["done", "failed"].contains(status["state"] as? String), ContinuousClock.now < giveUp {
             try await Task.sleep(for: .milliseconds(50))
             status = try await api.call("GET", "/v1/apps/\(noisy.id)/events/\(largeId)", key: noisy.serverKey)
         }

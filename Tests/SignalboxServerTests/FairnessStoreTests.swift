@@ -87,9 +87,7 @@ import Testing
         #expect(try await store.eventStatus(appId: "a", id: "failed-old")?.reason == "fan-out failed 5 times in a row")
         #expect(try await store.eventStatus(appId: "a", id: "done-old")?.state == .done)
 
-        let retention = EventRetentionService(
-            store: store, retention: .seconds(7 * 86_400), interval: .seconds(3600), now: { [now] in now }, logger: Logger(label: "test")
-        )
+        let retention = EventRetention(store: store, retention: .seconds(7 * 86_400), now: { [now] in now })
         #expect(try await retention.purge() == 2)
         #expect(try await store.eventStatus(appId: "a", id: "done-old") == nil)
         #expect(try await store.eventStatus(appId: "a", id: "failed-old") == nil)
@@ -97,9 +95,7 @@ import Testing
         #expect(try await store.eventStatus(appId: "a", id: "busy-old")?.state == .delivering, "pushes still owed: kept")
 
         // Two days later the recent one goes too.
-        let later = EventRetentionService(
-            store: store, retention: .seconds(7 * 86_400), interval: .seconds(3600), now: { [now] in now + 2 * day }, logger: Logger(label: "test")
-        )
+        let later = EventRetention(store: store, retention: .seconds(7 * 86_400), now: { [now] in now + 2 * day })
         #expect(try await later.purge() == 1)
         #expect(try await store.eventStatus(appId: "a", id: "done-recent") == nil)
     } }
@@ -112,18 +108,22 @@ import Testing
         let failing = FailingStepStore(base: store, failing: "bad")
         var configuration = DeliveryConfiguration()
         configuration.fanOutAttempts = 3
-        configuration.fanOutRetryDelay = .milliseconds(10)
+        // Retries 0.3 s and 0.6 s apart: app b's event must be fanned out while app a's is still being retried.
+        configuration.fanOutRetryDelay = .milliseconds(300)
         let service = FanOutService(store: failing, signals: DeliverySignals(), configuration: configuration, logger: Logger(label: "test"))
         let runner = Task { try await service.run() }
-        defer { runner.cancel() }
         let deadline = ContinuousClock.now + .seconds(20)
         var statuses: [String: EventStatus] = [:]
+        var otherAppWentOnMeanwhile = false
         repeat {
             try await Task.sleep(for: .milliseconds(20))
             for id in ["bad", "a2"] { statuses[id] = try await store.eventStatus(appId: "a", id: id) }
             statuses["b1"] = try await store.eventStatus(appId: "b", id: "b1")
+            if statuses["b1"]?.state == .delivering, statuses["bad"]?.state != .failed { otherAppWentOnMeanwhile = true }
         } while (statuses["bad"]?.state != .failed || statuses["a2"]?.state != .delivering) && ContinuousClock.now < deadline
         runner.cancel()
+        _ = await runner.result
+        #expect(otherAppWentOnMeanwhile, "app b waited for app a's failing event")
         #expect(statuses["bad"]?.state == .failed)
         #expect(statuses["bad"]?.reason == "fan-out failed 3 times in a row")
         #expect(failing.attempts == 3, "tried exactly as often as configured")

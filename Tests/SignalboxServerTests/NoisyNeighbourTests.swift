@@ -46,8 +46,7 @@ import Testing
             #expect(largeStatus["state"] as? String == "done" && largeStatus["delivered"] as? Int == 1_500, "\(largeStatus)")
             // Nothing lost, nothing twice.
             #expect(harness.acceptedTokens == Dictionary(uniqueKeysWithValues: (tokens + ["ffff0001"]).map { ($0, 1) }))
-            // Taking turns, it goes out after the noisy app's current page. (Oldest first, it waited for the noisy
-            // app's whole fan-out: `bench noisy-neighbour` measured it after 29,629–30,000 of 30,000 pushes.)
+            // Taking turns, it goes out after the noisy app's current page; oldest first, it waited for the whole fan-out.
             let order = harness.simulator.acceptedPushes.map(\.token)
             let position = try #require(order.firstIndex(of: "ffff0001"))
             #expect(position < 750, "the quiet app's push was accepted \(position)th of 1,501")

@@ -172,7 +172,7 @@ struct Dispatcher: Service {
             switch error.code {
             case .circuitOpen:
                 // The host is spared, not this push: wait for the breaker without using an attempt.
-                let wait = max(error.retryAfter ?? configuration.retryBase, configuration.retryBase)
+                let wait = max(error.retryAfter ?? .zero, configuration.retryBase)
                 return .postpone(at: now + (wait * Double.random(in: 1.0...1.5)).seconds)
             case .invalidRequest:
                 return final(push, .failed(reason: error.message))

@@ -17,7 +17,7 @@ enum FairShare {
     /// The most in-flight slots one app's hand-off may hold while `apps` apps fan out: all of them alone, an
     /// equal share otherwise (its other pushes are stored pending and claimed in turns with the other apps').
     static func handOffLimit(_ limit: Int, apps: Int) -> Int {
-        apps <= 1 ? limit : max(1, limit / apps)
+        max(1, limit / max(1, apps))
     }
 }
 
@@ -42,6 +42,14 @@ struct FanOutFailures {
     var nextRetry: ContinuousClock.Instant? { failures.values.map(\.retryAt).min() }
 
     mutating func succeeded(_ event: String) { failures[event] = nil }
+
+    /// Forgets events no longer queued (finished elsewhere, their app deleted): a stale retry time would make
+    /// `nextRetry` lie in the past and the fan-out loop spin.
+    mutating func keep(only queued: [QueuedEvent]) {
+        guard !failures.isEmpty else { return }
+        let ids = Set(queued.map(\.id))
+        failures = failures.filter { ids.contains($0.key) }
+    }
 
     /// Counts a failure. - Returns: the failures in a row when the event is to be given up, else nil (it is
     /// retried after `retryDelay` times the failures so far).

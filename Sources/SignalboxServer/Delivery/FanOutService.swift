@@ -38,6 +38,7 @@ struct FanOutService: Service {
                     try? await Task.sleep(for: .seconds(1))
                     continue
                 }
+                failures.keep(only: queued)
                 let now = ContinuousClock.now
                 let round = FairShare.round(queued.filter { failures.isDue($0.id, at: now) }, inFlight: signals.results.inFlightByApp)
                 guard !round.isEmpty else {

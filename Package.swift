@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
     ],
@@ -73,21 +75,34 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
-        // Storage protocols, SQLite implementation, migrations.
+        // Storage protocols, their SQL implementation on SQLite (embedded) and PostgreSQL (scale-out), migrations.
         .target(
             name: "SignalboxStore",
             dependencies: [
                 "SignalboxModel",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
+            ]
+        ),
+        // The delivery engine: fan-out and dispatcher services over the storage ports, with an injected clock.
+        .target(
+            name: "SignalboxDelivery",
+            dependencies: [
+                "SignalboxModel", "SignalboxAPNs",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Composition: Hummingbird routes, auth, services, metrics.
         .target(
             name: "SignalboxServer",
             dependencies: [
-                "SignalboxModel", "SignalboxAPI", "SignalboxAPNs", "SignalboxStore",
+                "SignalboxModel", "SignalboxAPI", "SignalboxAPNs", "SignalboxDelivery", "SignalboxStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -109,7 +124,7 @@ let package = Package(
             name: "signalbox",
             dependencies: [
                 "SignalboxAPI", "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer",
-                "SignalboxModel", "SignalboxStore",
+                "SignalboxDelivery", "SignalboxModel", "SignalboxStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -144,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "SignalboxServerTests",
             dependencies: [
-                "SignalboxModel", "SignalboxAPI", "SignalboxStore", "SignalboxServer",
+                "SignalboxModel", "SignalboxAPI", "SignalboxStore", "SignalboxServer", "SignalboxDelivery",
                 "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -43,6 +43,21 @@ public final class ProviderTokenManager: Sendable {
         }
     }
 
+    /// The token in use, if one was minted or adopted; never mints.
+    public var token: ProviderToken? { state.withLock { $0 } }
+
+    /// Uses `shared` (the token other instances use for this key) instead of the current one when there is none
+    /// or it is newer. A token from elsewhere must be signed by this manager's key.
+    /// - Returns: whether the token changed.
+    @discardableResult
+    public func adopt(_ shared: ProviderToken) -> Bool {
+        state.withLock { token in
+            if let existing = token, existing.issuedAt >= shared.issuedAt { return false }
+            token = shared
+            return true
+        }
+    }
+
     /// APNs answered `ExpiredProviderToken` for `rejected`: returns a newer token to retry with once,
     /// or `nil` when replacing it now would break the 20-minute rule (a clock problem to report).
     public func expired(_ rejected: ProviderToken) -> ProviderToken? {

@@ -22,6 +22,9 @@ public final class ProviderTokenManagers: Sendable {
         self.now = now
     }
 
+    /// Every manager created so far.
+    public var all: [ProviderTokenManager] { managers.withLock { Array($0.values) } }
+
     /// The manager of `key`, created on first use.
     public func manager(for key: SigningKey) -> ProviderTokenManager {
         let id = Key(teamId: key.teamId, keyId: key.keyId, fingerprint: key.fingerprint)

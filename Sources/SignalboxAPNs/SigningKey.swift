@@ -72,6 +72,11 @@ public struct ProviderToken: Sendable, Hashable {
 
     /// The `authorization` header value.
     public var bearer: String { "bearer " + jwt }
+
+    public init(jwt: String, issuedAt: Date) {
+        self.jwt = jwt
+        self.issuedAt = issuedAt
+    }
 }
 
 /// Unpadded base64url (RFC 4648 §5), as JWS uses.

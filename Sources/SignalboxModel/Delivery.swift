@@ -50,8 +50,9 @@ public struct EventStatus: Sendable, Hashable {
     /// Planned pushes without a final outcome yet.
     public var pending: Int { max(0, matched - delivered - failed - pruned) }
 
+    /// An event `delivering` whose every planned push has an outcome is `done`.
     public init(state: EventState, matched: Int, coalesced: Int, delivered: Int, failed: Int, pruned: Int, reason: String? = nil) {
-        self.state = state
+        self.state = state == .delivering && max(0, matched - delivered - failed - pruned) == 0 ? .done : state
         self.reason = reason
         self.matched = matched
         self.coalesced = coalesced
@@ -71,12 +72,15 @@ public struct FanOutStep: Sendable, Hashable {
     public var finished: Bool
     /// Pushes due now that were stored already claimed (`sending`), for the dispatcher to send as they are.
     public var handedOff: [OutboxPush]
+    /// Another instance is fanning the event out right now: nothing was done, try again later.
+    public var busy: Bool
 
-    public init(planned: Int, coalesced: Int, finished: Bool, handedOff: [OutboxPush] = []) {
+    public init(planned: Int, coalesced: Int, finished: Bool, handedOff: [OutboxPush] = [], busy: Bool = false) {
         self.planned = planned
         self.coalesced = coalesced
         self.finished = finished
         self.handedOff = handedOff
+        self.busy = busy
     }
 }
 
@@ -146,8 +150,11 @@ public struct PushCompletion: Sendable, Hashable {
 public struct CompletionSummary: Sendable, Hashable {
     /// Tokens removed from every registration holding them.
     public var tokensPruned: Int
+    /// Results not recorded because the push's claim had ended and another instance had taken it over.
+    public var claimsLost: Int
 
-    public init(tokensPruned: Int = 0) {
+    public init(tokensPruned: Int = 0, claimsLost: Int = 0) {
         self.tokensPruned = tokensPruned
+        self.claimsLost = claimsLost
     }
 }

@@ -3,10 +3,11 @@ import Hummingbird
 import Logging
 import Prometheus
 import SignalboxAPNs
-import SignalboxStore
+import SignalboxDelivery
+import SignalboxModel
 
 /// Everything Signalbox stores.
-public typealias SignalboxStorage = RegistryStore & DeliveryStore
+public typealias SignalboxStorage = RegistryStore & DeliveryStore & SharedProviderTokens
 
 /// What the routes need: storage, secrets, auth, configuration, the clock, the metrics registry, and the
 /// delivery side (signals to the services, the APNs sender when a transport is configured).
@@ -16,6 +17,8 @@ public struct APIDependencies: Sendable {
     public let secrets: SecretBox
     public let signals: DeliverySignals
     let sender: PushSender?
+    /// The sender's cache of unsealed app keys (forgotten when an app's key changes).
+    let credentials: AppCredentials
     /// App records, cached for authentication and for routes that need the app.
     let apps: AppCache
     public let metrics: PrometheusCollectorRegistry
@@ -31,12 +34,14 @@ public struct APIDependencies: Sendable {
         self.store = store
         self.secrets = secrets
         signals = DeliverySignals()
+        let credentials = AppCredentials(store: store, secrets: secrets, now: now, onLoad: onCredentialsLoaded)
+        self.credentials = credentials
         sender = transport.map { transport in
             PushSender(
                 client: APNsClient(
                     transport: transport, timeout: configuration.delivery.requestTimeout, circuitBreaker: configuration.delivery.circuitBreaker
                 ),
-                credentials: AppCredentials(store: store, secrets: secrets, onLoad: onCredentialsLoaded)
+                credentials: { try await credentials.entry(appId: $0) }
             )
         }
         self.metrics = metrics

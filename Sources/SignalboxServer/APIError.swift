@@ -5,7 +5,6 @@ import NIOCore
 import NIOHTTP1
 import SignalboxAPI
 import SignalboxModel
-import SignalboxStore
 
 /// An API failure: an HTTP status and `{"error": {"code", "message"}}`. Messages never hold secrets.
 public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {

@@ -1,6 +1,5 @@
 import Foundation
 import SignalboxModel
-import SignalboxStore
 import Synchronization
 
 /// App records by id and by server-key hash, kept for a few seconds so that authenticating a request does

@@ -3,7 +3,6 @@ import Hummingbird
 import SignalboxAPI
 import SignalboxAPNs
 import SignalboxModel
-import SignalboxStore
 
 /// `/v1/apps`: apps and their credentials (admin key).
 struct AppRoutes {
@@ -26,7 +25,7 @@ struct AppRoutes {
             try dependencies.auth.requireAdmin(request)
             let appId = try context.parameters.require("appId")
             guard try await dependencies.store.deleteApp(id: appId) else { throw APIError.notFound("no app \(appId)") }
-            dependencies.sender?.credentials.forget(appId: appId)
+            dependencies.credentials.forget(appId: appId)
             dependencies.apps.removeAll()
             return Response(status: .noContent)
         }

@@ -4,6 +4,7 @@ import Logging
 import Prometheus
 import ServiceLifecycle
 import SignalboxAPNs
+import SignalboxDelivery
 import SignalboxStore
 
 /// Builds the whole server from configuration: data directory, keys, storage, routes, background services.
@@ -25,7 +26,11 @@ public func buildApplication(
         logger.notice("admin key (Bearer for /v1/apps) is in the data directory", metadata: ["path": "\(directory.adminKeyPath)"])
     }
     let secrets = try SecretBox(masterKey: directory.masterKey(configured: configuration.masterKey, logger: logger))
-    let store = try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger)
+    let store = if let url = configuration.databaseURL {
+        try await PostgresRegistryStore.open(url: url, logger: logger, claimLease: configuration.delivery.claimLease)
+    } else {
+        try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger)
+    }
     do {
         try directory.restrictFiles()  // SQLite's -wal and -shm, now that they exist
     } catch {
@@ -40,17 +45,24 @@ public func buildApplication(
     var services: [any Service] = [
         StoreService(store: store),
         // Expired leases are already ignored when reading; this only keeps the table small.
-        PeriodicCleanup(what: "expired enumerator leases", interval: configuration.leaseCleanupInterval, logger: logger) { [now = dependencies.now] in
+        PeriodicWork(what: "expired enumerator leases", interval: configuration.leaseCleanupInterval, logger: logger) { [now = dependencies.now] in
             try await store.deleteExpiredEnumerators(now: now())
         },
-        PeriodicCleanup(
+        PeriodicWork(
             what: "events past their retention", interval: configuration.delivery.eventPurgeInterval, logger: logger,
             work: EventRetention(store: store, retention: configuration.delivery.eventRetention, now: dependencies.now).purge
         ),
-        FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger),
+        // Instances on one database replace each key's provider token together (`apns.md` §3.4).
+        PeriodicWork(what: "shared provider tokens", interval: .seconds(60), logger: logger) { [credentials = dependencies.credentials] in
+            try await credentials.shareDueTokens()
+            return 0
+        },
+        FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now),
     ]
     if let sender = dependencies.sender {
-        services.append(Dispatcher(store: store, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger))
+        services.append(Dispatcher(
+            store: store, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now
+        ))
     }
     if tls == nil, !isLoopback(configuration.host) {
         logger.warning(

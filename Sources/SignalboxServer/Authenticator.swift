@@ -4,7 +4,6 @@ import HTTPTypes
 import Hummingbird
 import JWTKit
 import SignalboxModel
-import SignalboxStore
 
 /// Who is calling.
 enum Principal: Sendable, Equatable {

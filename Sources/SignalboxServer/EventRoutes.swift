@@ -3,7 +3,7 @@ import Hummingbird
 import SignalboxAPI
 import SignalboxAPNs
 import SignalboxModel
-import SignalboxStore
+import SignalboxDelivery
 
 /// `/v1/apps/{appId}/events` and `/pushes` (server key).
 struct EventRoutes {

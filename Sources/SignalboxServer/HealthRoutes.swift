@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Prometheus
+import SignalboxDelivery
 
 /// `/healthz` (the process answers), `/readyz` (storage answers; apps whose sending is paused are listed to
 /// the admin key only, since app ids and pause reasons are no business of anyone who can reach the port),

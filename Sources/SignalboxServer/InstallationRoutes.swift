@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import SignalboxAPI
 import SignalboxModel
-import SignalboxStore
 
 /// `/v1/apps/{appId}/installations/…`: the token registry (server key or device JWT).
 struct InstallationRoutes {

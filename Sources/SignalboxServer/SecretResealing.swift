@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import SignalboxModel
-import SignalboxStore
 
 /// Re-seals the secrets of apps stored before sealed values were bound to their app and column (no version
 /// byte, no associated data), so that every value read afterwards is a bound one. Runs at start; values that

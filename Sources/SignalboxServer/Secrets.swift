@@ -16,6 +16,8 @@ public struct SecretBox: Sendable {
         case privateKey = "sealed_private_key"
         case deviceSecret = "sealed_device_secret"
         case previousDeviceSecret = "previous_sealed_device_secret"
+        /// A provider token shared between instances; sealed for its signing key (`appId` names the key).
+        case providerToken = "provider_tokens.sealed_token"
     }
 
     /// A sealed value that does not open: another key, app or column, or damaged.

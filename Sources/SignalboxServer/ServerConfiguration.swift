@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxDelivery
 
 /// How `signalbox serve` runs. Secrets (`adminKey`, `masterKey`) are never logged.
 public struct ServerConfiguration: Sendable {
@@ -7,6 +8,9 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     /// Holds the SQLite database and generated keys.
     public var dataDirectory = "./signalbox-data"
+    /// `postgres://user:password@host:5432/database` to keep the data in PostgreSQL, shared by every instance
+    /// given the same URL; `nil` for the embedded SQLite file in the data directory.
+    public var databaseURL: String?
     /// The admin key; generated into the data directory when absent.
     public var adminKey: String?
     /// Base64 of 32 bytes sealing stored secrets; generated into the data directory when absent.
@@ -34,13 +38,14 @@ extension ServerConfiguration {
     /// `MASTER_KEY`, `LEASE_SECONDS`, `MAX_IN_FLIGHT` (pushes sent at once), `RETRY_BASE_MS` and `RETRY_CAP_MS`
     /// (retry back-off), `APNS_PAUSE_MS` (first pause of a host answering mostly 5xx), `MAX_INSTALLATIONS_PER_USER`,
     /// `MAX_ENUMERATORS_PER_INSTALLATION` (device quotas), `HEADER_TIMEOUT`, `BODY_TIMEOUT`, `IDLE_TIMEOUT` (seconds),
-    /// `MAX_CONNECTIONS`, `TLS_CERTIFICATE` and `TLS_KEY` (PEM file paths), `EVENT_RETENTION_DAYS` (how long done
+    /// `MAX_CONNECTIONS`, `DATABASE_URL` (PostgreSQL; absent: SQLite), `CLAIM_LEASE_SECONDS` (default 120), `TLS_CERTIFICATE` and `TLS_KEY` (PEM file paths), `EVENT_RETENTION_DAYS` (how long done
     /// and failed events are kept, default 7), `FAN_OUT_ATTEMPTS` (failed fan-out steps in a row before an event
     /// is given up, default 5).
     public mutating func apply(environment: [String: String]) {
         if let value = environment["SIGNALBOX_HOST"] { host = value }
         if let value = environment["SIGNALBOX_PORT"].flatMap(Int.init) { port = value }
         if let value = environment["SIGNALBOX_DATA_DIR"] { dataDirectory = value }
+        if let value = environment["SIGNALBOX_DATABASE_URL"], !value.isEmpty { databaseURL = value }
         if let value = environment["SIGNALBOX_ADMIN_KEY"], !value.isEmpty { adminKey = value }
         if let value = environment["SIGNALBOX_MASTER_KEY"], !value.isEmpty { masterKey = value }
         if let value = environment["SIGNALBOX_LEASE_SECONDS"].flatMap(Int.init) { defaultLeaseSeconds = value }
@@ -55,6 +60,7 @@ extension ServerConfiguration {
             environment[key].flatMap(Double.init).map { $0 * unit }.flatMap { $0 > 0 && $0 <= 315_360_000 ? .seconds($0) : nil }
         }
         if let value = seconds("SIGNALBOX_EVENT_RETENTION_DAYS", unit: 86_400) { delivery.eventRetention = value }
+        if let value = seconds("SIGNALBOX_CLAIM_LEASE_SECONDS") { delivery.claimLease = value }
         if let value = environment["SIGNALBOX_FAN_OUT_ATTEMPTS"].flatMap(Int.init), value > 0 { delivery.fanOutAttempts = value }
         quotas.apply(environment: environment)
         if let value = seconds("SIGNALBOX_HEADER_TIMEOUT") { connections.headerTimeout = value }

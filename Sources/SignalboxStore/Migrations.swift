@@ -114,6 +114,18 @@ enum Migrations {
             // Retention: done and failed events by age.
             "CREATE INDEX events_created ON events (state, created_at)",
         ],
+        [
+            // Claims have an owner (one process) and a lease: an instance completes only its own claims, and
+            // another takes a claim over once its lease has ended (the owner crashed).
+            "ALTER TABLE outbox ADD COLUMN claimed_by TEXT",
+            "ALTER TABLE outbox ADD COLUMN lease_until BIGINT",
+            // One provider token per signing key for every instance (sealed; the issue time in milliseconds).
+            """
+            CREATE TABLE provider_tokens (
+                team_id TEXT NOT NULL, key_id TEXT NOT NULL, fingerprint TEXT NOT NULL, sealed_token TEXT NOT NULL,
+                issued_at BIGINT NOT NULL, PRIMARY KEY (team_id, key_id, fingerprint))
+            """,
+        ],
     ]
 
     /// Tables that hang off an app besides installations.

@@ -23,15 +23,13 @@ extension SQLRegistryStore: DeliveryStore {
             guard let row = try await db.raw("SELECT * FROM events WHERE app_id = \(bind: appId) AND event_id = \(bind: id)").first() else {
                 return nil
             }
-            var status = EventStatus(
+            return EventStatus(
                 state: EventState(rawValue: try row.decode(column: "state", as: String.self)) ?? .accepted,
                 matched: try row.decode(column: "matched", as: Int.self), coalesced: try row.decode(column: "coalesced", as: Int.self),
                 delivered: try row.decode(column: "delivered", as: Int.self), failed: try row.decode(column: "failed", as: Int.self),
                 pruned: try row.decode(column: "pruned", as: Int.self),
                 reason: try row.decodeNil(column: "failure_reason") ? nil : try row.decode(column: "failure_reason", as: String.self)
             )
-            if status.state == .delivering, status.pending == 0 { status.state = .done }
-            return status
         }
     }
 
@@ -42,7 +40,7 @@ extension SQLRegistryStore: DeliveryStore {
                 SELECT event_id, app_id, created_at FROM (
                     SELECT event_id, app_id, created_at,
                         ROW_NUMBER() OVER (PARTITION BY app_id ORDER BY created_at, event_id) AS turn
-                    FROM events WHERE state IN ('accepted', 'fanning-out'))
+                    FROM events WHERE state IN ('accepted', 'fanning-out')) AS queued
                 WHERE turn = 1 ORDER BY created_at, event_id LIMIT \(bind: limit)
                 """).all().map { row in
                 QueuedEvent(
@@ -76,9 +74,15 @@ extension SQLRegistryStore: DeliveryStore {
     }
 
     public func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep {
-        try await transaction { db in
-            guard let row = try await db.raw("SELECT * FROM events WHERE event_id = \(bind: eventId)").first() else {
-                return FanOutStep(planned: 0, coalesced: 0, finished: true)
+        let claim = Claim(owner: owner, leaseUntil: (now + claimLease.seconds).milliseconds)
+        let backend = backend
+        return try await transaction { db in
+            // On PostgreSQL the event's row is locked for the step: another instance planning the same event
+            // skips it (`busy`) instead of planning the same page twice.
+            guard let row = try await db.raw("SELECT * FROM events WHERE event_id = \(bind: eventId)\(backend.skipLocked)").first() else {
+                var exists = false
+                if backend == .postgres { exists = try await db.raw("SELECT 1 AS one FROM events WHERE event_id = \(bind: eventId)").first() != nil }
+                return FanOutStep(planned: 0, coalesced: 0, finished: !exists, busy: exists)
             }
             let event = try Self.event(row)
             guard ["accepted", "fanning-out"].contains(try row.decode(column: "state", as: String.self)) else {
@@ -91,7 +95,7 @@ extension SQLRegistryStore: DeliveryStore {
             // An event's pushes share one kind, so at most one minimum interval applies.
             var interval = 0
             if let kind = pushes.first?.kind { interval = try await Self.intervals(db, appId: event.appId)[kind] ?? 0 }
-            let (coalesced, handedOff) = try await Self.enqueue(db, pushes, event: event, interval: interval, now: now, handOff: handOff)
+            let (coalesced, handedOff) = try await Self.enqueue(db, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
             let finished = page.count < batchSize
             try await db.raw("""
                 UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
@@ -221,16 +225,16 @@ extension SQLRegistryStore: DeliveryStore {
 
     /// Inserts the pushes; one already pending for the same token and payload absorbs the new one. With a
     /// minimum `interval` (seconds, 0 for none), a push waits until its token's last push is that old. Up to
-    /// `handOff` pushes due `now` without a pending twin are inserted `sending` and returned.
+    /// `handOff` pushes due `now` without a pending twin are inserted `sending` under `claim` and returned.
     /// - Returns: how many were absorbed, and the pushes handed off.
     private static func enqueue(
-        _ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord, interval: Int, now: Date, handOff: Int
+        _ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord, interval: Int, now: Date, handOff: Int, claim: Claim
     ) async throws -> (coalesced: Int, handedOff: [OutboxPush]) {
         var coalesced = 0
         var handedOff: [OutboxPush] = []
         for chunk in pushes.chunked(1_000) {
             var rows: [SQLQueryString] = []
-            var ids: [String: PlannedPush] = [:]
+            var ids: [String: String] = [:]  // coalescingKey → push id
             let kind = chunk[chunk.startIndex].kind
             let earliest = try await Self.earliest(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval)
             let due = { (push: PlannedPush) in max(event.createdAt.milliseconds, earliest[push.token] ?? 0) }
@@ -239,11 +243,12 @@ extension SQLRegistryStore: DeliveryStore {
             )
             for push in chunk {
                 let id = PushIds.next()
-                ids[id] = push
+                ids[push.coalescingKey] = id
                 let sending = !sendNow.isEmpty && sendNow.contains(push.coalescingKey)
+                let state: SQLQueryString = sending ? "'sending', \(bind: claim.owner), \(bind: claim.leaseUntil)" : "'pending', NULL, NULL"
                 rows.append("""
                     (\(bind: id), \(bind: push.installationId), \(bind: push.token), \(bind: push.environment.rawValue),
-                    \(bind: push.payload), \(bind: due(push)), \(unsafeRaw: sending ? "'sending'" : "'pending'"))
+                    \(bind: push.payload), \(bind: due(push)), \(state))
                     """)
                 if sending {
                     handedOff.append(OutboxPush(
@@ -253,24 +258,28 @@ extension SQLRegistryStore: DeliveryStore {
                 }
             }
             // What the rows share is bound once (half the binds of one full row per push). `WHERE true` tells
-            // SQLite's parser that ON CONFLICT belongs to the INSERT, not to a join. Only `pending` rows can conflict.
-            let inserted = try await db.raw("""
+            // SQLite's parser that ON CONFLICT belongs to the INSERT, not to a join. Only `pending` rows conflict;
+            // the upsert marks (and on PostgreSQL locks) the pending twin and returns its id, so no claim can take
+            // it between this statement and the absorption below.
+            let returned = try await db.raw("""
                 INSERT INTO outbox (push_id, app_id, event_id, installation_id, token, kind, environment, payload, state, attempts,
-                    next_attempt_at, event_created_at)
-                SELECT column1, \(bind: event.appId), \(bind: event.id), column2, column3, \(bind: kind.rawValue), column4, column5,
-                    column7, 0, column6, \(bind: event.createdAt.milliseconds)
-                FROM (VALUES \(rows.joined(separator: ", "))) WHERE true
-                ON CONFLICT DO NOTHING RETURNING push_id
-                """).all().map { try $0.decode(column: "push_id", as: String.self) }
-            for id in inserted { ids[id] = nil }
-            for push in ids.values {
-                coalesced += 1
-                let pending = Self.pendingPush(appId: event.appId, token: push.token, payload: push.payload)
+                    next_attempt_at, event_created_at, claimed_by, lease_until)
+                SELECT v.column1, \(bind: event.appId), \(bind: event.id), v.column2, v.column3, \(bind: kind.rawValue), v.column4,
+                    v.column5, v.column7, 0, v.column6, \(bind: event.createdAt.milliseconds), v.column8, CAST(v.column9 AS BIGINT)
+                FROM (VALUES \(rows.joined(separator: ", "))) AS v WHERE true
+                ON CONFLICT (app_id, token, payload) WHERE state = 'pending' DO UPDATE SET absorbed = 1
+                RETURNING push_id, token, payload
+                """).all()
+            // A returned id that is not ours is the pending twin that absorbed our push: it now carries this event.
+            let ours = Set(ids.values)
+            let carriers = try returned.map { try $0.decode(column: "push_id", as: String.self) }.filter { !ours.contains($0) }
+            coalesced += carriers.count
+            for ids in carriers.sorted().chunked(300) {
+                let values = ids.map { id -> SQLQueryString in "(\(bind: id), \(bind: event.id), \(bind: event.appId))" }
                 try await db.raw("""
-                    INSERT INTO outbox_absorbed (push_id, event_id, app_id)
-                    SELECT push_id, \(bind: event.id), app_id FROM outbox WHERE \(pending) ON CONFLICT DO NOTHING
+                    INSERT INTO outbox_absorbed (push_id, event_id, app_id) VALUES \(values.joined(separator: ", ")) ON CONFLICT DO NOTHING
                     """).run()
-                try await db.raw("UPDATE outbox SET absorbed = 1 WHERE \(pending)").run()
+                try await db.raw("UPDATE outbox SET absorbed = 1 WHERE push_id IN (\(binds: Array(ids)))").run()
             }
         }
         return (coalesced, handedOff)
@@ -286,6 +295,12 @@ extension SQLRegistryStore: DeliveryStore {
         }
         return Set(pushes.map(\.coalescingKey)).subtracting(twins)
     }
+}
+
+/// Who claims the pushes a fan-out step hands off, and until when.
+struct Claim: Sendable {
+    let owner: String
+    let leaseUntil: Int64
 }
 
 extension Array {

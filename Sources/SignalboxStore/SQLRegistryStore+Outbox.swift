@@ -4,20 +4,31 @@ import SignalboxModel
 
 /// The outbox: claiming due pushes, recording their results, pruning dead tokens.
 extension SQLRegistryStore {
-    public func releaseClaims() async throws {
-        try await transaction { db in
-            let rows = try await db.raw("SELECT * FROM outbox WHERE state = 'sending'").all()
+    @discardableResult
+    public func releaseClaims(now: Date) async throws -> Int {
+        // SQLite belongs to one process: a claim by any other owner is a previous process's. On a shared
+        // database only an ended lease says its owner is gone.
+        let released: SQLQueryString = backend == .sqlite
+            ? "(claimed_by IS NULL OR claimed_by <> \(bind: owner))"
+            : "(lease_until IS NULL OR lease_until < \(bind: now.milliseconds))"
+        return try await transaction { db in
+            let rows = try await db.raw("SELECT * FROM outbox WHERE state = 'sending' AND \(released) ORDER BY push_id\(self.backend.skipLocked)").all()
             for push in try rows.map(Self.push) {
                 try await Self.returnToPending(db, push, at: Date(milliseconds: 0), usedAttempt: false)
             }
+            return rows.count
         }
     }
 
     public func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
-        // Rows are decoded after the lock is released: decoding a thousand is a few milliseconds of Swift.
-        try await oneStatement { db in
+        let owner = owner
+        let leaseUntil = (now + claimLease.seconds).milliseconds
+        let backend = backend
+        // Rows are decoded after the connection is released: decoding a thousand is a few milliseconds of Swift.
+        return try await oneStatement { db in
             // One statement: no ids travel back as binds. Each app gives at most `limit` of its due pushes,
             // numbered by age (`turn`); the claim takes every app's first, then every app's second, and so on.
+            // On PostgreSQL the picked rows are locked and rows another instance is claiming are skipped.
             let paused: SQLQueryString = pausedApps.isEmpty ? "" : " AND app_id NOT IN (\(binds: Array(pausedApps)))"
             return try await db.raw("""
                 \(Self.appsWithPendingPushes),
@@ -27,19 +38,36 @@ extension SQLRegistryStore {
                     FROM apps a JOIN outbox o ON o.push_id IN (
                         SELECT push_id FROM outbox WHERE state = 'pending' AND app_id = a.app_id\(paused)
                             AND next_attempt_at <= \(bind: now.milliseconds)
-                        ORDER BY next_attempt_at LIMIT \(bind: limit)))
-                UPDATE outbox SET state = 'sending'
-                WHERE push_id IN (SELECT push_id FROM due ORDER BY turn, next_attempt_at LIMIT \(bind: limit))
+                        ORDER BY next_attempt_at LIMIT \(bind: limit))),
+                picked AS (
+                    SELECT push_id FROM outbox WHERE state = 'pending' AND push_id IN (
+                        SELECT push_id FROM due ORDER BY turn, next_attempt_at LIMIT \(bind: limit))\(backend.skipLocked))
+                UPDATE outbox SET state = 'sending', claimed_by = \(bind: owner), lease_until = \(bind: leaseUntil)
+                WHERE push_id IN (SELECT push_id FROM picked)
                 RETURNING *
                 """).all()
         }.map(Self.push)
     }
 
     public func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary {
-        try await transaction { db in
+        let owner = owner
+        let backend = backend
+        return try await transaction { db in
             var summary = CompletionSummary()
+            // Fenced: only pushes this process still holds are recorded; one whose lease ended and that another
+            // instance took over is that instance's to record (its answer here is dropped).
+            var held: Set<String> = []
+            for chunk in completions.map(\.push.id).sorted().chunked(1_000) {
+                for row in try await db.raw("""
+                    SELECT push_id FROM outbox WHERE push_id IN (\(binds: Array(chunk))) AND state = 'sending'
+                        AND claimed_by = \(bind: owner) ORDER BY push_id\(backend.forUpdate)
+                    """).all() {
+                    held.insert(try row.decode(column: "push_id", as: String.self))
+                }
+            }
+            summary.claimsLost = completions.count - held.count
             var credits: [(push: OutboxPush, column: String)] = []
-            for completion in completions {
+            for completion in completions where held.contains(completion.push.id) {
                 let push = completion.push
                 switch completion.result {
                 case .delivered: credits.append((push, "delivered"))
@@ -70,7 +98,7 @@ extension SQLRegistryStore {
                 \(Self.appsWithPendingPushes)
                 SELECT MIN(due) AS due FROM (
                     SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending' AND app_id = apps.app_id) AS due
-                    FROM apps WHERE apps.app_id IS NOT NULL\(paused))
+                    FROM apps WHERE apps.app_id IS NOT NULL\(paused)) AS per_app
                 """
             guard let row = try await db.raw(query).first(), try !row.decodeNil(column: "due") else { return nil }
             return Date(milliseconds: try row.decode(column: "due", as: Int64.self))
@@ -120,7 +148,7 @@ extension SQLRegistryStore {
         guard let twin else {
             try await db.raw("""
                 UPDATE outbox SET state = 'pending', next_attempt_at = \(bind: at.milliseconds),
-                    attempts = attempts + \(bind: usedAttempt ? 1 : 0)
+                    attempts = attempts + \(bind: usedAttempt ? 1 : 0), claimed_by = NULL, lease_until = NULL
                 WHERE push_id = \(bind: push.id)
                 """).run()
             return
@@ -157,28 +185,30 @@ extension SQLRegistryStore {
             }
             try await db.raw("DELETE FROM outbox WHERE push_id IN (\(binds: ids))").run()
         }
-        for (name, events) in counts {
-            for (event, count) in events {
+        // In a fixed order (column, then event id), so two instances crediting the same events cannot deadlock.
+        for (name, events) in counts.sorted(by: { $0.key < $1.key }) {
+            for (event, count) in events.sorted(by: { $0.key < $1.key }) {
                 try await db.raw("UPDATE events SET \(ident: name) = \(ident: name) + \(bind: count) WHERE event_id = \(bind: event)").run()
             }
         }
     }
 
-    /// 410: removes the token if no registration holding it was renewed at or after `since`.
+    /// 410: removes the token unless a registration renewed it at or after `since` (`TokenPruning`).
     private static func pruneIfRegisteredBefore(_ db: any SQLDatabase, appId: String, token: String, since: Date?) async throws -> Bool {
-        if let since, try await holds(db, appId: appId, token: token, seenSince: since) { return false }
+        var renewed = false
+        if let since { renewed = try await holds(db, appId: appId, token: token, seenSince: since) }
+        guard TokenPruning.removesUnregistered(since: since, renewedAtOrAfter: { _ in renewed }) else { return false }
         return try await deleteToken(db, appId: appId, token: token)
     }
 
-    /// `BadDeviceToken` / `DeviceTokenNotForTopic`: the second strike removes the token.
+    /// `BadDeviceToken` / `DeviceTokenNotForTopic`: counts a strike; removes the token when `TokenPruning` says so.
     private static func strike(_ db: any SQLDatabase, appId: String, token: String) async throws -> Bool {
-        try await db.raw("""
+        let strikes = try await db.raw("""
             INSERT INTO suspect_tokens (app_id, token, strikes) VALUES (\(bind: appId), \(bind: token), 1)
             ON CONFLICT (app_id, token) DO UPDATE SET strikes = suspect_tokens.strikes + 1
-            """).run()
-        let strikes = try await db.raw("SELECT strikes FROM suspect_tokens WHERE app_id = \(bind: appId) AND token = \(bind: token)")
-            .first()?.decode(column: "strikes", as: Int.self) ?? 0
-        guard strikes >= 2 else { return false }
+            RETURNING strikes
+            """).first()?.decode(column: "strikes", as: Int.self) ?? 0
+        guard TokenPruning.removes(afterStrikes: strikes) else { return false }
         try await db.raw("DELETE FROM suspect_tokens WHERE app_id = \(bind: appId) AND token = \(bind: token)").run()
         return try await deleteToken(db, appId: appId, token: token)
     }

@@ -3,32 +3,43 @@ import SQLKit
 import SignalboxAPI
 import SignalboxModel
 
-/// `RegistryStore` in portable SQL over SQLKit. Each call runs in one transaction, one at a time.
+/// `RegistryStore` and `DeliveryStore` in portable SQL over SQLKit, on SQLite or PostgreSQL (see `SQLBackend`
+/// for what differs). Each call runs in one transaction.
 public final class SQLRegistryStore: RegistryStore {
-    let database: any SQLDatabase
-    private let lock = SerialLock()
+    let connector: any SQLConnector
+    /// Who this process is in the outbox's claims: fresh for every process, so a restart never completes the
+    /// claims of the process before it.
+    let owner = PushIds.next()
+    /// How long a claim stays this process's; a claim older than that is another instance's to take over.
+    let claimLease: Duration
     /// Concurrent registrations share transactions (see `GroupCommit`).
     let installationWrites = GroupCommit<InstallationWrite>()
     let controlWrites = GroupCommit<ControlsWrite>()
     let registrationWrites = GroupCommit<RegistrationWrite>()
-    private let closeConnection: @Sendable () async throws -> Void
 
-    init(database: any SQLDatabase, close: @escaping @Sendable () async throws -> Void) {
-        self.database = database
-        closeConnection = close
+    init(connector: any SQLConnector, claimLease: Duration = .seconds(60)) {
+        self.connector = connector
+        self.claimLease = claimLease
     }
 
-    /// Closes the connection once running work is done; call it before the store goes away.
+    /// Which database this store runs on.
+    public var backend: SQLBackend { connector.backend }
+
+    /// Closes the connections once running work is done; call it before the store goes away.
     public func close() async throws {
-        try await lock.withLock { try await self.closeConnection() }
+        try await connector.close()
     }
 
     /// Applies the migrations this database has not seen.
+    /// - Throws: `StoreError(.unavailable)` when the database was migrated by a newer Signalbox.
     func migrate() async throws {
-        try await database.raw("CREATE TABLE IF NOT EXISTS signalbox_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)").run()
-        let applied = try await database.raw("SELECT version FROM signalbox_migrations").all().map { try $0.decode(column: "version", as: Int.self) }
-        for (index, step) in Migrations.steps.enumerated() where !applied.contains(index + 1) {
-            try await transaction { db in
+        try await connector.migrating { db in
+            try await db.raw("CREATE TABLE IF NOT EXISTS signalbox_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)").run()
+            let applied = Set(try await db.raw("SELECT version FROM signalbox_migrations").all().map { try $0.decode(column: "version", as: Int.self) })
+            if let newest = applied.max(), newest > Migrations.steps.count {
+                throw StoreError(.unavailable, "the database has schema version \(newest), newer than this Signalbox knows (\(Migrations.steps.count)); run the newer Signalbox or restore a backup")
+            }
+            for (index, step) in Migrations.steps.enumerated() where !applied.contains(index + 1) {
                 for statement in step { try await db.raw(SQLQueryString(statement)).run() }
                 try await db.raw("INSERT INTO signalbox_migrations (version, applied_at) VALUES (\(bind: index + 1), \(bind: Date().milliseconds))").run()
             }
@@ -37,25 +48,13 @@ public final class SQLRegistryStore: RegistryStore {
 
     /// Runs `body` in a transaction; rolls back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let database = database
-        return try await lock.withLock {
-            try await database.raw("BEGIN").run()
-            do {
-                let result = try await body(database)
-                try await database.raw("COMMIT").run()
-                return result
-            } catch {
-                try? await database.raw("ROLLBACK").run()
-                throw error
-            }
-        }
+        try await connector.transaction(body)
     }
 
-    /// Runs one statement (atomic by itself) under the lock, without BEGIN/COMMIT: each statement costs a
-    /// thread hop, so a transaction around a single one doubles its price.
+    /// Runs one statement (atomic by itself) without BEGIN/COMMIT: on SQLite each statement costs a thread hop,
+    /// so a transaction around a single one doubles its price.
     func oneStatement<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let database = database
-        return try await lock.withLock { try await body(database) }
+        try await connector.withDatabase(body)
     }
 
     public func ping() async throws {

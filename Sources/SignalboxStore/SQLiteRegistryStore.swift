@@ -14,7 +14,7 @@ public enum SQLiteRegistryStore {
         for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"] {
             try await database.raw(SQLQueryString(pragma)).run()
         }
-        let store = SQLRegistryStore(database: database, close: { try await connection.close() })
+        let store = SQLRegistryStore(connector: SQLiteConnector(database: database, closeConnection: { try await connection.close() }))
         try await store.migrate()
         return store
     }

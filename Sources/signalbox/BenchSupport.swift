@@ -1,3 +1,4 @@
+import Crypto
 import ArgumentParser
 import Foundation
 import Logging
@@ -129,16 +130,18 @@ enum BenchRegistrations {
 enum BenchServer {
     static func start(
         executable: String? = nil, port: Int, directory: String, adminKey: String, apnsHost: String, apnsPort: Int, ca: String,
-        api: BenchHTTP
+        api: BenchHTTP, database: String? = nil
     ) async throws -> Process {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: executable ?? CommandLine.arguments[0]).standardizedFileURL
         server.arguments = [
             "serve", "--port", String(port), "--data-dir", directory, "--apns-host", apnsHost, "--apns-port", String(apnsPort),
             "--apns-ca", ca,
-        ]
+        ] + (database.map { ["--database", $0] } ?? [])
         var environment = ProcessInfo.processInfo.environment
         environment["SIGNALBOX_ADMIN_KEY"] = adminKey
+        // Instances sharing a database unseal its secrets with one master key.
+        environment["SIGNALBOX_MASTER_KEY"] = environment["SIGNALBOX_MASTER_KEY"] ?? Data(SHA256.hash(data: Data(adminKey.utf8))).base64EncodedString()
         environment["LOG_LEVEL"] = environment["SERVER_LOG_LEVEL"] ?? "warning"
         server.environment = environment
         try server.run()

@@ -20,7 +20,9 @@ struct FanOutBench: AsyncParsableCommand {
         discussion: """
             Registers through the API (PUT installation + PUT controls per token) unless --preload, which writes the
             same registrations into the data directory with the server's store while the server is stopped (for
-            1,000,000 tokens). SERVER_LOG_LEVEL sets the server's log level (default warning).
+            1,000,000 tokens). SERVER_LOG_LEVEL sets the server's log level (default warning). With --database the
+            servers keep their data in that PostgreSQL database and --instances of them share the fan-out and
+            delivery (registrations and the event go to the first; CPU is the sum, peak memory the largest).
             """
     )
 
@@ -32,6 +34,13 @@ struct FanOutBench: AsyncParsableCommand {
     @Option(help: "Send to this APNs double (e.g. the nginx one) instead of starting the simulator.") var apnsHost: String?
     @Option(help: "Port of --apns-host.") var apnsPort = 22443
     @Option(help: "PEM certificate of --apns-host.") var apnsCa: String?
+    @Option(help: "PostgreSQL URL for the servers' data (default: SQLite in a temporary directory).") var database: String?
+    @Option(help: "Servers sharing --database (ports --port, then --port+3, +4, ...).") var instances = 1
+
+    func validate() throws {
+        guard instances >= 1, instances == 1 || database != nil else { throw ValidationError("--instances above 1 needs --database") }
+        guard !(preload && database != nil) else { throw ValidationError("--preload writes SQLite; use it without --database") }
+    }
 
     func run() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-fan-out-\(getpid())").path
@@ -45,14 +54,20 @@ struct FanOutBench: AsyncParsableCommand {
         let adminKey = "sba_bench-admin-0123456789abcdef0123"
         let api = BenchHTTP(base: "http://127.0.0.1:\(port)")
         let simulatorAdmin = BenchHTTP(base: "http://127.0.0.1:\(port + 2)")
+        let ports = [port] + (0..<(instances - 1)).map { port + 3 + $0 }
         let serve = {
-            try await BenchServer.start(
-                port: port, directory: directory, adminKey: adminKey, apnsHost: apnsHost ?? "127.0.0.1",
-                apnsPort: simulator == nil ? apnsPort : port + 1, ca: ca, api: api
-            )
+            var servers: [Process] = []
+            for (index, port) in ports.enumerated() {
+                servers.append(try await BenchServer.start(
+                    port: port, directory: directory + "/\(index)", adminKey: adminKey, apnsHost: apnsHost ?? "127.0.0.1",
+                    apnsPort: simulator == nil ? apnsPort : self.port + 1, ca: ca, api: BenchHTTP(base: "http://127.0.0.1:\(port)"),
+                    database: database
+                ))
+            }
+            return servers
         }
-        var server = try await serve()
-        defer { server.terminate() }
+        var servers = try await serve()
+        defer { servers.forEach { $0.terminate() } }
 
         let pem = String(decoding: try JSONEncoder().encode(privateKey.pemRepresentation), as: UTF8.self)
         let app = try await api.call("POST", "/v1/apps", key: adminKey, json: """
@@ -62,19 +77,20 @@ struct FanOutBench: AsyncParsableCommand {
 
         let registrationStart = ContinuousClock.now
         if preload {
-            try await stop(server)
-            try await preloadRegistrations(appId: appId, databasePath: directory + "/signalbox.sqlite")
+            for server in servers { try await stop(server) }
+            try await preloadRegistrations(appId: appId, databasePath: directory + "/0/signalbox.sqlite")
         } else {
             try await register(appId: appId, serverKey: serverKey, api: api)
-            try await stop(server)
+            for server in servers { try await stop(server) }
         }
         let registrationSeconds = (ContinuousClock.now - registrationStart).seconds
         // A fresh process on the loaded data: its memory is what N registered tokens cost at rest.
-        server = try await serve()
+        servers = try await serve()
         try await Task.sleep(for: .seconds(3))
-        let idleRSS = ProcFS.memoryKilobytes(pid: server.processIdentifier, field: "VmRSS:")
+        let idleRSS = servers.map { ProcFS.memoryKilobytes(pid: $0.processIdentifier, field: "VmRSS:") }.max() ?? 0
+        let cpu = { servers.map { ProcFS.cpuSeconds(pid: $0.processIdentifier) }.reduce(0, +) }
 
-        let cpuBefore = ProcFS.cpuSeconds(pid: server.processIdentifier)
+        let cpuBefore = cpu()
         let posted = ContinuousClock.now
         let event = try await api.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#)
         guard let eventId = event["eventId"] as? String else { throw ValidationError("event not accepted: \(event)") }
@@ -92,10 +108,11 @@ struct FanOutBench: AsyncParsableCommand {
             status = try await api.call("GET", "/v1/apps/\(appId)/events/\(eventId)", key: serverKey)
         }
         let seconds = (ContinuousClock.now - posted).seconds
-        let cpuSeconds = ProcFS.cpuSeconds(pid: server.processIdentifier) - cpuBefore
+        let cpuSeconds = cpu() - cpuBefore
         let delivered = status["delivered"] as? Int ?? 0
         try BenchReport(figures: [
             ("fan_out.tokens", Double(count), "tokens"),
+            ("fan_out.instances", Double(instances), database == nil ? "SQLite" : "PostgreSQL"),
             (preload ? "fan_out.preload_tokens_per_second" : "fan_out.registration_requests_per_second",
              Double(preload ? count : 2 * count) / registrationSeconds, preload ? "tokens/s" : "requests/s"),
             ("fan_out.idle_rss_mb", Double(idleRSS) / 1024, "MB"),
@@ -104,7 +121,7 @@ struct FanOutBench: AsyncParsableCommand {
             ("fan_out.pushes_per_second", Double(delivered) / seconds, "pushes/s"),
             ("fan_out.event_to_first_push_ms", firstPush.seconds * 1000, "ms"),
             ("fan_out.server_cpu_us_per_push", cpuSeconds * 1e6 / Double(max(delivered, 1)), "µs"),
-            ("fan_out.server_peak_rss_mb", Double(ProcFS.memoryKilobytes(pid: server.processIdentifier, field: "VmHWM:")) / 1024, "MB"),
+            ("fan_out.server_peak_rss_mb", Double(servers.map { ProcFS.memoryKilobytes(pid: $0.processIdentifier, field: "VmHWM:") }.max() ?? 0) / 1024, "MB"),
         ]).write(jsonPath: json)
     }
 

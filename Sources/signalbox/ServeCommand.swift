@@ -7,13 +7,14 @@ import Prometheus
 import SignalboxAPNsHTTP2
 import SignalboxServer
 
-/// `signalbox serve`: the HTTP API, fan-out and delivery, on embedded SQLite.
+/// `signalbox serve`: the HTTP API, fan-out and delivery, on embedded SQLite or a shared PostgreSQL.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run Signalbox: the registry, its HTTP API, fan-out and delivery to APNs, on embedded SQLite.",
+        abstract: "Run Signalbox: the registry, its HTTP API, fan-out and delivery to APNs, on embedded SQLite or PostgreSQL.",
         discussion: """
-            Environment: SIGNALBOX_HOST, SIGNALBOX_PORT, SIGNALBOX_DATA_DIR, SIGNALBOX_ADMIN_KEY,
+            Environment: SIGNALBOX_HOST, SIGNALBOX_PORT, SIGNALBOX_DATA_DIR, SIGNALBOX_DATABASE_URL,
+            SIGNALBOX_CLAIM_LEASE_SECONDS (120), SIGNALBOX_ADMIN_KEY,
             SIGNALBOX_MASTER_KEY (base64 of 32 bytes), SIGNALBOX_LEASE_SECONDS, SIGNALBOX_MAX_IN_FLIGHT,
             SIGNALBOX_MAX_INSTALLATIONS_PER_USER (20), SIGNALBOX_MAX_ENUMERATORS_PER_INSTALLATION (256),
             SIGNALBOX_RETRY_BASE_MS, SIGNALBOX_RETRY_CAP_MS, SIGNALBOX_APNS_PAUSE_MS,
@@ -33,6 +34,8 @@ struct ServeCommand: AsyncParsableCommand {
     var port: Int?
     @Option(help: "Data directory (default ./signalbox-data).")
     var dataDir: String?
+    @Option(help: "PostgreSQL URL (postgres://user:password@host:5432/database) shared by several instances; default: SQLite in the data directory.")
+    var database: String?
     @Option(help: "Default enumerator lease in seconds (default 600).")
     var leaseSeconds: Int?
     @Flag(help: "Local mode: send every push to a built-in APNs simulator instead of Apple.")
@@ -60,6 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let dataDir { configuration.dataDirectory = dataDir }
+        if let database { configuration.databaseURL = database }
         if let leaseSeconds { configuration.defaultLeaseSeconds = leaseSeconds }
         if tlsCertificate != nil || tlsKey != nil {
             configuration.tls = TLSFiles(

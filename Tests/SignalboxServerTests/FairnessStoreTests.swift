@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SignalboxAPI
 import SignalboxModel
+@testable import SignalboxDelivery
 @testable import SignalboxServer
 import SignalboxStore
 import Synchronization
@@ -20,8 +21,8 @@ import Testing
     }
 
     /// A fresh in-memory store with apps `a` and `b`; `tokens[app]` controls registered, one installation each.
-    func withStore(tokens: [String: Int], _ body: (SQLRegistryStore) async throws -> Void) async throws {
-        let store = try await SQLiteRegistryStore.open(path: nil, logger: .init(label: "test"))
+    func withStore(_ backend: Backend, tokens: [String: Int], _ body: (SQLRegistryStore) async throws -> Void) async throws {
+        let store = try await backend.open()
         do {
             for app in ["a", "b"] {
                 try await store.createApp(RegistryStoreConformance.app(app))
@@ -39,7 +40,7 @@ import Testing
         try await store.close()
     }
 
-    @Test func theClaimTakesTurnsBetweenApps() async throws { try await withStore(tokens: ["a": 50, "b": 2]) { store in
+    @Test(arguments: Backend.available) func theClaimTakesTurnsBetweenApps(_ backend: Backend) async throws { try await withStore(backend, tokens: ["a": 50, "b": 2]) { store in
         try await store.createEvent(event("ea", app: "a", createdAt: now))
         try await store.createEvent(event("eb", app: "b", createdAt: now + 1))
         _ = try await store.fanOutStep(eventId: "ea", batchSize: 100, now: now + 2, handOff: 0)
@@ -57,7 +58,7 @@ import Testing
         #expect(Set((first + rest).map(\.token)).count == 52)
     } }
 
-    @Test func eachAppsOldestEventIsFannedOutInTurns() async throws { try await withStore(tokens: ["a": 3, "b": 1]) { store in
+    @Test(arguments: Backend.available) func eachAppsOldestEventIsFannedOutInTurns(_ backend: Backend) async throws { try await withStore(backend, tokens: ["a": 3, "b": 1]) { store in
         try await store.createEvent(event("a1", app: "a", createdAt: now))
         try await store.createEvent(event("a2", app: "a", createdAt: now + 1))
         try await store.createEvent(event("b1", app: "b", createdAt: now + 2))
@@ -70,7 +71,7 @@ import Testing
         #expect(try await store.eventsToFanOut(limit: 10).map(\.id) == ["a2", "b1"])
     } }
 
-    @Test func finishedEventsArePurgedAfterTheirRetention() async throws { try await withStore(tokens: ["a": 2]) { store in
+    @Test(arguments: Backend.available) func finishedEventsArePurgedAfterTheirRetention(_ backend: Backend) async throws { try await withStore(backend, tokens: ["a": 2]) { store in
         let day: TimeInterval = 86_400
         // done (old), failed (old), done (recent), still delivering (old).
         for (id, age) in [("done-old", 8 * day), ("failed-old", 8 * day), ("done-recent", 6 * day), ("busy-old", 8 * day)] {
@@ -100,7 +101,7 @@ import Testing
         #expect(try await store.eventStatus(appId: "a", id: "done-recent") == nil)
     } }
 
-    @Test func anEventWhoseFanOutKeepsFailingIsGivenUpWhileOthersGoOn() async throws { try await withStore(tokens: ["a": 3, "b": 1]) { store in
+    @Test(arguments: Backend.available) func anEventWhoseFanOutKeepsFailingIsGivenUpWhileOthersGoOn(_ backend: Backend) async throws { try await withStore(backend, tokens: ["a": 3, "b": 1]) { store in
         // The oldest event, of app a, fails every step; a later event of a and one of b must still be fanned out.
         try await store.createEvent(event("bad", app: "a", createdAt: now))
         try await store.createEvent(event("a2", app: "a", createdAt: now + 1))
@@ -164,7 +165,7 @@ final class FailingStepStore: DeliveryStore, Sendable {
     func eventsToFanOut(limit: Int) async throws -> [QueuedEvent] { try await base.eventsToFanOut(limit: limit) }
     func failEvent(id: String, reason: String) async throws { try await base.failEvent(id: id, reason: reason) }
     func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int { try await base.purgeEvents(createdBefore: cutoff, limit: limit) }
-    func releaseClaims() async throws { try await base.releaseClaims() }
+    func releaseClaims(now: Date) async throws -> Int { try await base.releaseClaims(now: now) }
     func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
         try await base.claimDuePushes(now: now, limit: limit, pausedApps: pausedApps)
     }

@@ -17,8 +17,8 @@ import Testing
     }
 
     /// A fresh in-memory store with app `a`.
-    func withStore(_ body: (SQLRegistryStore) async throws -> Void) async throws {
-        let store = try await SQLiteRegistryStore.open(path: nil, logger: .init(label: "test"))
+    func withStore(_ backend: Backend, _ body: (SQLRegistryStore) async throws -> Void) async throws {
+        let store = try await backend.open()
         do {
             try await store.createApp(RegistryStoreConformance.app("a"))
             try await body(store)
@@ -29,7 +29,9 @@ import Testing
         try await store.close()
     }
 
-    @Test func pushesDueNowAreHandedOffClaimedAndOnlyOnce() async throws { try await withStore { store in
+    @Test(arguments: Backend.available) func pushesDueNowAreHandedOffClaimedAndOnlyOnce(_ backend: Backend) async throws { try await backend.withStores(2) { stores in
+        let (store, restarted) = (stores[0], stores[1])
+        try await store.createApp(RegistryStoreConformance.app("a"))
         for index in 1...5 {
             try await store.putInstallation(appId: "a", Installation(id: "i\(index)", userId: nil, channels: [], environment: .sandbox), now: now)
             try await store.putControls(appId: "a", installationId: "i\(index)", [Control(kind: "door", pushToken: "0\(index)")], now: now)
@@ -52,14 +54,16 @@ import Testing
         #expect(second.coalesced == 1)
         #expect(second.handedOff.map(\.token).sorted() == ["01", "02", "03", "05"])
 
-        // A stop before results are recorded: every claim, handed off or not, comes back, twins merged.
-        try await store.releaseClaims()
-        let released = try await store.claimDuePushes(now: now + 1, limit: 100, pausedApps: [])
+        // A stop before results are recorded: the next process (a second store on the database) gets every claim
+        // back once their lease has ended (at once on SQLite), handed off or not, twins merged.
+        #expect(try await restarted.releaseClaims(now: now + 1) == (backend == .sqlite ? 8 : 0), "a live lease is kept")
+        try await restarted.releaseClaims(now: now + 3_600)
+        let released = try await restarted.claimDuePushes(now: now + 1, limit: 100, pausedApps: [])
         #expect(released.map(\.token).sorted() == ["01", "02", "03", "04", "05"])
         #expect(released.allSatisfy { $0.carriesAbsorbedEvents }, "each carries the other event too")
     } }
 
-    @Test func pushesDueLaterAreNotHandedOff() async throws { try await withStore { store in
+    @Test(arguments: Backend.available) func pushesDueLaterAreNotHandedOff(_ backend: Backend) async throws { try await withStore(backend) { store in
         try await store.putInstallation(appId: "a", Installation(id: "i", userId: nil, channels: [], environment: .sandbox), now: now)
         try await store.putControls(appId: "a", installationId: "i", [Control(kind: "door", pushToken: "01")], now: now)
         try await store.createEvent(event("e", createdAt: now + 60))

@@ -129,24 +129,29 @@ struct RegistryStoreConformance {
     }
 }
 
-/// The conformance suite on embedded SQLite (in memory), plus what only a file shows.
-@Suite struct SQLiteRegistryStoreTests {
-    func withStore(_ body: (RegistryStoreConformance) async throws -> Void) async throws {
-        let store = try await SQLiteRegistryStore.open(path: nil, logger: .init(label: "test"))
-        do { try await body(RegistryStoreConformance(store: store)) } catch {
-            try await store.close()
-            throw error
-        }
-        try await store.close()
+/// The conformance suite on every backend, plus what only a file shows.
+@Suite struct RegistryStoreTests {
+    @Test(arguments: Backend.available) func appsRoundTripAndStayApart(_ backend: Backend) async throws {
+        try await backend.withStore { try await RegistryStoreConformance(store: $0).appsRoundTripAndStayApart() }
     }
-
-    @Test func appsRoundTripAndStayApart() async throws { try await withStore { try await $0.appsRoundTripAndStayApart() } }
-    @Test func registrationsReplaceTheirSets() async throws { try await withStore { try await $0.registrationsReplaceTheirSets() } }
-    @Test func identicalWritesOnlyTouchLastSeen() async throws { try await withStore { try await $0.identicalWritesOnlyTouchLastSeen() } }
-    @Test func writesNeedTheirParents() async throws { try await withStore { try await $0.writesNeedTheirParents() } }
-    @Test func concurrentWritesEachGetTheirOwnAnswer() async throws { try await withStore { try await $0.concurrentWritesEachGetTheirOwnAnswer() } }
-    @Test func leasesExpireAndAreCleanedUp() async throws { try await withStore { try await $0.leasesExpireAndAreCleanedUp() } }
-    @Test func quotesInValuesAreData() async throws { try await withStore { try await $0.quotesInValuesAreData() } }
+    @Test(arguments: Backend.available) func registrationsReplaceTheirSets(_ backend: Backend) async throws {
+        try await backend.withStore { try await RegistryStoreConformance(store: $0).registrationsReplaceTheirSets() }
+    }
+    @Test(arguments: Backend.available) func identicalWritesOnlyTouchLastSeen(_ backend: Backend) async throws {
+        try await backend.withStore { try await RegistryStoreConformance(store: $0).identicalWritesOnlyTouchLastSeen() }
+    }
+    @Test(arguments: Backend.available) func writesNeedTheirParents(_ backend: Backend) async throws {
+        try await backend.withStore { try await RegistryStoreConformance(store: $0).writesNeedTheirParents() }
+    }
+    @Test(arguments: Backend.available) func concurrentWritesEachGetTheirOwnAnswer(_ backend: Backend) async throws {
+        try await backend.withStore { try await RegistryStoreConformance(store: $0).concurrentWritesEachGetTheirOwnAnswer() }
+    }
+    @Test(arguments: Backend.available) func leasesExpireAndAreCleanedUp(_ backend: Backend) async throws {
+        try await backend.withStore { try await RegistryStoreConformance(store: $0).leasesExpireAndAreCleanedUp() }
+    }
+    @Test(arguments: Backend.available) func quotesInValuesAreData(_ backend: Backend) async throws {
+        try await backend.withStore { try await RegistryStoreConformance(store: $0).quotesInValuesAreData() }
+    }
 
     @Test func dataSurvivesReopeningAndMigrationsRunOnce() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path

@@ -3,12 +3,12 @@ import Synchronization
 /// Shared by the routes and the delivery services: who to wake, which apps are paused, what is in flight.
 public final class DeliverySignals: Sendable {
     /// Rung when an event is accepted.
-    let fanOut = Wakeup()
+    public let fanOut = Wakeup()
     /// Rung when pushes are stored or a send finishes.
     let outbox = Wakeup()
     /// Rung when the dispatcher has room for a fan-out page of pushes.
     let room = Wakeup()
-    let pauses = AppPauses()
+    public let pauses = AppPauses()
     /// Pushes being sent (or handed off to be sent), and results waiting to be recorded.
     let results = ResultBuffer()
     /// Pushes the fan-out stored already claimed, waiting for the dispatcher to send them.

@@ -1,6 +1,5 @@
 import Foundation
 import SignalboxAPI
-import SignalboxModel
 
 /// Storage of apps and their registrations. Every backend passes the same conformance suite.
 ///

@@ -20,6 +20,10 @@ public struct DeliveryConfiguration: Sendable {
     public var credentialsPause: Duration = .seconds(60)
     /// How long one APNs request may take.
     public var requestTimeout: Duration = .seconds(30)
+    /// How long a claimed push stays this instance's (the store's lease, set where the store is opened). Longer
+    /// than any send with its resends, so a live instance never loses a claim; a stopped instance's claims are
+    /// taken over by another within this time.
+    public var claimLease: Duration = .seconds(120)
     /// Fan-out steps of one event that may fail in a row before the event is given up as `failed`.
     public var fanOutAttempts = 5
     /// Wait before a failed fan-out step is tried again, times the failures in a row (the other events go on).
@@ -38,9 +42,4 @@ public struct DeliveryConfiguration: Sendable {
         let delay = min(retryCap, max(exponential, hint ?? .zero))
         return delay * Double.random(in: 0.5...1.0)
     }
-}
-
-extension Duration {
-    /// The duration in seconds, for `Date` arithmetic and for figures.
-    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -4,32 +4,46 @@ import Metrics
 import ServiceLifecycle
 import SignalboxAPNs
 import SignalboxModel
-import SignalboxStore
 import Synchronization
 
 /// Delivers the outbox: sends the pushes the fan-out handed off and claims other due pushes, up to
 /// `maxInFlight` at once, and records each result in batches. Pushes claimed (or handed off) but not recorded
 /// when the process dies are released at the next start.
-struct Dispatcher: Service {
+public struct Dispatcher: Service {
     let store: any DeliveryStore
     let sender: PushSender
     let signals: DeliverySignals
     let configuration: DeliveryConfiguration
     let logger: Logger
+    /// The wall clock: due times, leases, pauses.
+    let now: @Sendable () -> Date
     let metrics = DeliveryMetrics()
     let recentAnswers = RecentAnswers()
+
+    public init(
+        store: any DeliveryStore, sender: PushSender, signals: DeliverySignals, configuration: DeliveryConfiguration, logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.sender = sender
+        self.signals = signals
+        self.configuration = configuration
+        self.logger = logger
+        self.now = now
+    }
 
     /// The fewest free in-flight slots worth a claim.
     private var worthClaiming: Int { max(1, min(configuration.claimBatch, configuration.maxInFlight) / 4) }
 
-    func run() async throws {
-        try await store.releaseClaims()
+    public func run() async throws {
+        try await store.releaseClaims(now: now())
         signals.handOffLimit.store(configuration.maxInFlight, ordering: .releasing)
         let results = signals.results
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await recordLoop(results) }
                 group.addTask { await depthLoop() }
+                group.addTask { await releaseLoop() }
                 var sent = 0
                 // Starts one push's send (it is already counted in flight).
                 func send(_ push: OutboxPush) {
@@ -52,12 +66,12 @@ struct Dispatcher: Service {
                         await signals.outbox.wait(upTo: .seconds(1))
                         continue
                     }
-                    let paused = Set(signals.pauses.active(at: Date()).keys)
+                    let paused = Set(signals.pauses.active(at: now()).keys)
                     let limit = min(free, configuration.claimBatch)
                     var claimed: [OutboxPush] = []
                     do {
                         let started = ContinuousClock.now
-                        claimed = try await store.claimDuePushes(now: Date(), limit: limit, pausedApps: paused)
+                        claimed = try await store.claimDuePushes(now: now(), limit: limit, pausedApps: paused)
                         if !claimed.isEmpty {
                             logger.debug("pushes claimed", metadata: ["count": "\(claimed.count)", "took": "\(ContinuousClock.now - started)"])
                         }
@@ -77,7 +91,7 @@ struct Dispatcher: Service {
     /// How long to sleep with nothing due: until the next retry, at most a second.
     private func idleWait(paused: Set<String>) async -> Duration {
         guard let due = try? await store.nextDueDate(pausedApps: paused) else { return .seconds(1) }
-        let seconds = min(1, max(0.005, due.timeIntervalSinceNow))
+        let seconds = min(1, max(0.005, due.timeIntervalSince(now())))
         return .milliseconds(Int(seconds * 1000))
     }
 
@@ -95,9 +109,14 @@ struct Dispatcher: Service {
         while true {
             do {
                 let started = ContinuousClock.now
-                let summary = try await store.complete(completions, now: Date())
+                let summary = try await store.complete(completions, now: now())
                 logger.debug("results recorded", metadata: ["count": "\(completions.count)", "took": "\(ContinuousClock.now - started)"])
                 if summary.tokensPruned > 0 { metrics.tokensPruned.increment(by: summary.tokensPruned) }
+                if summary.claimsLost > 0 {
+                    logger.warning("answers not recorded: their claims had ended and another instance took them over", metadata: [
+                        "count": "\(summary.claimsLost)",
+                    ])
+                }
                 return
             } catch {
                 // Unrecorded results stay `sending` and are re-sent after a restart; keep trying meanwhile.
@@ -128,6 +147,19 @@ struct Dispatcher: Service {
         }
     }
 
+    /// Takes over the claims of instances that stopped (their leases ended), every quarter lease.
+    private func releaseLoop() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: configuration.claimLease / 4)
+            do {
+                let released = try await store.releaseClaims(now: now())
+                if released > 0 { logger.warning("claims of a stopped instance taken over", metadata: ["count": "\(released)"]) }
+            } catch {
+                logger.error("releasing ended claims failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
     private func depthLoop() async {
         while !Task.isCancelled {
             if let depth = try? await store.outboxDepth() { metrics.outboxDepth.record(depth) }
@@ -137,7 +169,7 @@ struct Dispatcher: Service {
 
     /// Sends one push and decides what to record.
     func deliver(_ push: OutboxPush) async -> DeliveryResult {
-        let now = Date()
+        let now = self.now()
         let type = push.kind.pushType
         func retry(hint: Duration?) -> DeliveryResult {
             guard push.attempts + 1 < configuration.maxAttempts else {
@@ -160,7 +192,7 @@ struct Dispatcher: Service {
             case .suspectToken(let why): return final(push, .suspect(reason: why.rawValue))
             case .rejected(let why): return final(push, .failed(reason: why.rawValue))
             case .credentialsInvalid(let why):
-                let until = Date() + configuration.credentialsPause.seconds
+                let until = self.now() + configuration.credentialsPause.seconds
                 signals.pauses.pause(appId: push.appId, reason: why.rawValue, until: until)
                 logger.error("APNs refused the app's credentials; its sending is paused", metadata: [
                     "app": "\(push.appId)", "reason": "\(why.rawValue)", "until": "\(until)",
@@ -192,7 +224,7 @@ struct Dispatcher: Service {
 
     /// A final answer: records the event → answer latency.
     private func final(_ push: OutboxPush, _ result: DeliveryResult) -> DeliveryResult {
-        metrics.eventToAnswer.recordSeconds(max(0, Date().timeIntervalSince(push.eventCreatedAt)))
+        metrics.eventToAnswer.recordSeconds(max(0, now().timeIntervalSince(push.eventCreatedAt)))
         return result
     }
 }

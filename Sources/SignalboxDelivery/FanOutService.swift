@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SignalboxModel
-import SignalboxStore
 
 /// Fans accepted events out into the outbox, one page of installations per transaction, so memory stays
 /// flat whatever the audience and a restart resumes at the stored cursor.
@@ -18,15 +17,28 @@ import SignalboxStore
 /// then stores the page's pushes pending, to be claimed as before. While several apps fan out, each app's
 /// hand-off holds at most its share of the slots and nobody waits: what is not handed off is stored pending and
 /// claimed in turns.
-struct FanOutService: Service {
+public struct FanOutService: Service {
     let store: any DeliveryStore
     let signals: DeliverySignals
     let configuration: DeliveryConfiguration
     let logger: Logger
+    /// The wall clock: due times, pauses.
+    let now: @Sendable () -> Date
+
+    public init(
+        store: any DeliveryStore, signals: DeliverySignals, configuration: DeliveryConfiguration, logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.signals = signals
+        self.configuration = configuration
+        self.logger = logger
+        self.now = now
+    }
 
     private var batchSize: Int { configuration.fanOutBatch }
 
-    func run() async throws {
+    public func run() async throws {
         await cancelWhenGracefulShutdown {
             var failures = FanOutFailures(attempts: configuration.fanOutAttempts, retryDelay: configuration.fanOutRetryDelay)
             while !Task.isCancelled {
@@ -47,14 +59,17 @@ struct FanOutService: Service {
                     await signals.fanOut.wait(upTo: max(.milliseconds(1), wake - now))
                     continue
                 }
+                var busy = 0
                 for event in round where !Task.isCancelled {
                     do {
-                        try await step(event, apps: round.count)
+                        busy += try await step(event, apps: round.count) ? 0 : 1
                         failures.succeeded(event.id)
                     } catch {
                         await failed(event, error: error, failures: &failures)
                     }
                 }
+                // Every event is being fanned out by other instances: look again shortly.
+                if busy == round.count { await signals.fanOut.wait(upTo: .milliseconds(50)) }
             }
         }
     }
@@ -76,13 +91,13 @@ struct FanOutService: Service {
         }
     }
 
-    /// Fans out one page of the event's audience.
-    private func step(_ event: QueuedEvent, apps: Int) async throws {
+    /// Fans out one page of the event's audience. - Returns: false when another instance was doing it.
+    private func step(_ event: QueuedEvent, apps: Int) async throws -> Bool {
         let reserved = await reserveRoom(appId: event.appId, apps: apps)
         let started = ContinuousClock.now
         let step: FanOutStep
         do {
-            step = try await store.fanOutStep(eventId: event.id, batchSize: batchSize, now: Date(), handOff: reserved)
+            step = try await store.fanOutStep(eventId: event.id, batchSize: batchSize, now: now(), handOff: reserved)
         } catch {
             signals.results.release(reserved, app: event.appId)
             throw error
@@ -94,6 +109,7 @@ struct FanOutService: Service {
             "handedOff": "\(step.handedOff.count)", "took": "\(ContinuousClock.now - started)", "finished": "\(step.finished)",
         ])
         if step.planned > step.coalesced { signals.outbox.signal() }
+        return !step.busy
     }
 
     /// Reserves in-flight slots for a page's pushes due now. Alone, the app waits up to a second for a page's
@@ -101,7 +117,7 @@ struct FanOutService: Service {
     /// their turns).
     private func reserveRoom(appId: String, apps: Int) async -> Int {
         let limit = signals.handOffLimit.load(ordering: .acquiring)
-        guard limit > 0, signals.pauses.active(at: Date())[appId] == nil else { return 0 }
+        guard limit > 0, signals.pauses.active(at: now())[appId] == nil else { return 0 }
         if apps <= 1 {
             let deadline = ContinuousClock.now + .seconds(1)
             // A ring can be stale (room taken since): look again after each.

@@ -1,5 +1,4 @@
 import Foundation
-import SignalboxModel
 
 /// Storage of events and the outbox: durable fan-out and delivery. Every step is one transaction, so a
 /// crash at any point leaves either the step's whole effect or none of it.
@@ -27,13 +26,17 @@ public protocol DeliveryStore: Sendable {
     /// - Returns: how many were deleted.
     func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int
 
-    /// Returns pushes left `sending` by a process that stopped to `pending`. Call once at start.
-    func releaseClaims() async throws
-    /// Marks up to `limit` due pending pushes `sending` and returns them, skipping `pausedApps`. Apps take turns:
+    /// Returns to `pending` the claimed pushes whose owner is gone: on a database one process owns, every claim
+    /// of an earlier process; on a shared one, claims whose lease ended before `now`. Call at start and now and
+    /// then. - Returns: how many were released.
+    @discardableResult
+    func releaseClaims(now: Date) async throws -> Int
+    /// Marks up to `limit` due pending pushes `sending`, claimed by this process until its lease ends, and returns them, skipping `pausedApps`. Apps take turns:
     /// each app's oldest due push first, then each app's second, and so on, so one app's backlog delays
     /// another app's push by one claim at most.
     func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush]
-    /// Records the results: deletes finished pushes, reschedules retries, counts outcomes on their events,
+    /// Records the results of pushes this process still holds (a claim another instance took over after its
+    /// lease ended is left to that instance): deletes finished pushes, reschedules retries, counts outcomes on their events,
     /// prunes dead tokens.
     func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary
     /// When the earliest pending push is due, if any.

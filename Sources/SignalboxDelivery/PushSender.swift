@@ -2,11 +2,28 @@ import Foundation
 import SignalboxAPNs
 
 /// Sends one push for an app: its credentials, its topic, the installation's environment.
-struct PushSender: Sendable {
-    let client: APNsClient
-    let credentials: AppCredentials
+public struct PushSender: Sendable {
+    /// What sending for an app needs: its bundle id and its key's provider-token manager.
+    public struct Credentials: Sendable {
+        public let bundleId: String
+        public let tokens: ProviderTokenManager
 
-    enum Failure: Error {
+        public init(bundleId: String, tokens: ProviderTokenManager) {
+            self.bundleId = bundleId
+            self.tokens = tokens
+        }
+    }
+
+    public let client: APNsClient
+    /// The app's credentials; `nil` when the app no longer exists.
+    let credentials: @Sendable (_ appId: String) async throws -> Credentials?
+
+    public init(client: APNsClient, credentials: @escaping @Sendable (_ appId: String) async throws -> Credentials?) {
+        self.client = client
+        self.credentials = credentials
+    }
+
+    public enum Failure: Error {
         /// The app is gone.
         case unknownApp
         /// The push cannot be built (bad token, payload).
@@ -14,11 +31,11 @@ struct PushSender: Sendable {
     }
 
     /// Builds the push and sends it. - Throws: `Failure`, or `APNsTransportError` when no answer came.
-    func send(
+    public func send(
         appId: String, token: String, type: PushType, environment: APNsEnvironment, payload: [UInt8]?,
         priority: Priority?? = .none, expiration: Expiration?? = .none, collapseId: String? = nil
     ) async throws -> APNsClient.Result {
-        guard let app = try await credentials.entry(appId: appId) else { throw Failure.unknownApp }
+        guard let app = try await credentials(appId) else { throw Failure.unknownApp }
         let push: Push
         do {
             push = try Push(

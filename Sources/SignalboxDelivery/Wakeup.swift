@@ -2,7 +2,7 @@ import Synchronization
 
 /// Wakes one waiting loop: `signal()` from producers, `wait(upTo:)` in the loop. A signal sent while
 /// nobody waits is kept for the next wait.
-final class Wakeup: Sendable {
+public final class Wakeup: Sendable {
     private struct State {
         var signalled = false
         var waiter: (id: Int, continuation: CheckedContinuation<Void, Never>)?
@@ -11,7 +11,7 @@ final class Wakeup: Sendable {
 
     private let state = Mutex(State())
 
-    func signal() {
+    public func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.signalled = true

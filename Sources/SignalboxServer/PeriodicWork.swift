@@ -1,13 +1,14 @@
 import Logging
 import ServiceLifecycle
 
-/// Runs a clean-up every `interval` until shutdown (expired enumerator leases, events past their retention).
-struct PeriodicCleanup: Service {
-    /// What `work` removes, for the log.
+/// Runs upkeep every `interval` until shutdown: expired enumerator leases, events past their retention, shared
+/// provider tokens.
+struct PeriodicWork: Service {
+    /// What `work` looks after, for the log.
     let what: String
     let interval: Duration
     let logger: Logger
-    /// Removes what is due. - Returns: how many.
+    /// Does what is due. - Returns: how many things it removed.
     let work: @Sendable () async throws -> Int
 
     func run() async throws {
@@ -17,7 +18,7 @@ struct PeriodicCleanup: Service {
                     let removed = try await work()
                     if removed > 0 { logger.debug("\(what) removed", metadata: ["count": "\(removed)"]) }
                 } catch {
-                    logger.warning("clean-up failed", metadata: ["what": "\(what)", "error": "\(error)"])
+                    logger.warning("periodic work failed", metadata: ["what": "\(what)", "error": "\(error)"])
                 }
                 try? await Task.sleep(for: interval)
             }

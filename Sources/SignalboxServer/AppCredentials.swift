@@ -1,0 +1,90 @@
+import Foundation
+import SignalboxAPNs
+import SignalboxDelivery
+import SignalboxModel
+import Synchronization
+
+/// Each app's signing key and provider-token manager, unsealed once and cached; apps on one key share its manager.
+final class AppCredentials: Sendable {
+    typealias Entry = PushSender.Credentials
+
+    private let store: any RegistryStore & SharedProviderTokens
+    private let secrets: SecretBox
+    private let now: @Sendable () -> Date
+    private let onLoad: @Sendable (SigningKey) -> Void
+    private let cache = Mutex<[String: Entry]>([:])
+    private let tokenManagers: ProviderTokenManagers
+    /// Loads under way: the first thousand pushes of an event all miss the cache; one reads and unseals.
+    private let loading = Mutex<[String: Task<Entry?, any Error>]>([:])
+
+    /// - Parameter onLoad: called with each key when first loaded (local mode trusts it in the simulator).
+    init(
+        store: any RegistryStore & SharedProviderTokens, secrets: SecretBox, now: @escaping @Sendable () -> Date,
+        onLoad: @escaping @Sendable (SigningKey) -> Void
+    ) {
+        self.store = store
+        self.secrets = secrets
+        self.now = now
+        self.onLoad = onLoad
+        tokenManagers = ProviderTokenManagers(now: now)
+    }
+
+    /// The app's credentials; `nil` when the app no longer exists.
+    /// - Throws: when storage fails or the stored key cannot be unsealed or parsed.
+    func entry(appId: String) async throws -> Entry? {
+        if let cached = cache.withLock({ $0[appId] }) { return cached }
+        let load = loading.withLock { loading in
+            if let running = loading[appId] { return running }
+            let task = Task { try await self.load(appId: appId) }
+            loading[appId] = task
+            return task
+        }
+        defer { _ = loading.withLock { $0.removeValue(forKey: appId) } }
+        return try await load.value
+    }
+
+    private func load(appId: String) async throws -> Entry? {
+        guard let app = try await store.app(id: appId) else { return nil }
+        let key = try SigningKey(pem: try secrets.open(app.sealedPrivateKey, appId: app.id, column: .privateKey), keyId: app.keyId, teamId: app.teamId)
+        let manager = tokenManagers.manager(for: key)
+        // Before the first push on this key: the token the other instances use, if any (else local minting).
+        try? await share(manager)
+        let entry = Entry(bundleId: app.bundleId, tokens: manager)
+        onLoad(key)
+        cache.withLock { $0[appId] = entry }
+        return entry
+    }
+
+    /// Tokens are shared once this old: before a manager's own refresh (50 minutes), so the instances replace a
+    /// key's token together, and never sooner than 20 minutes after the last change on a connection.
+    static let shareAge: Duration = .seconds(45 * 60)
+
+    /// Makes `manager` use its key's shared token (minting and storing one if none is young enough) when it has
+    /// no token yet or its token is `shareAge` old (`apns.md` §3.4: one token for all provider processes).
+    func share(_ manager: ProviderTokenManager) async throws {
+        let now = now()
+        if let token = manager.token, now.timeIntervalSince(token.issuedAt) < Self.shareAge.seconds { return }
+        let key = manager.key
+        let id = SigningKeyID(teamId: key.teamId, keyId: key.keyId, fingerprint: key.fingerprint)
+        let name = "\(id.teamId).\(id.keyId).\(id.fingerprint)"
+        let secrets = secrets
+        let stored = try await store.sharedProviderToken(key: id, now: now, maxAge: Self.shareAge) {
+            let token = key.providerToken(issuedAt: now)
+            return SealedProviderToken(sealed: try secrets.seal(token.jwt, appId: name, column: .providerToken), issuedAt: token.issuedAt)
+        }
+        let jwt = try secrets.open(stored.sealed, appId: name, column: .providerToken)
+        guard let parsed = ProviderToken.parse(jwt), parsed.keyId == key.keyId, parsed.teamId == key.teamId, parsed.isSigned(by: key.publicKey) else {
+            return
+        }
+        manager.adopt(ProviderToken(jwt: jwt, issuedAt: stored.issuedAt))
+    }
+
+    /// Shares the token of every key whose token is due (run every minute).
+    func shareDueTokens() async throws {
+        for manager in tokenManagers.all { try await share(manager) }
+    }
+
+    func forget(appId: String) {
+        _ = cache.withLock { $0.removeValue(forKey: appId) }
+    }
+}

@@ -1,0 +1,70 @@
+import SQLKit
+
+/// How `SQLRegistryStore` reaches its database: one connection used in turn (SQLite) or a pool shared with other
+/// instances (PostgreSQL). The store's SQL is the same on both except where `backend` says otherwise.
+protocol SQLConnector: Sendable {
+    var backend: SQLBackend { get }
+    /// Runs `body` (one statement, atomic by itself) on a connection.
+    func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Runs `body` in one transaction on one connection; rolls back when it throws. A transaction that loses a
+    /// race with another instance (serialization failure, deadlock, unique violation) is run again.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Runs the migrations' `body` so that two instances starting at once do not both migrate.
+    func migrating<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func close() async throws
+}
+
+/// What differs between the backends' SQL and semantics.
+public enum SQLBackend: String, Sendable {
+    /// One process owns the database file: its claims are the only ones.
+    case sqlite
+    /// Several instances share the database: claims have an owner and a lease, rows are locked.
+    case postgres
+
+    /// Appended to a `SELECT` that picks rows to claim: another instance's picks are skipped, not waited for.
+    var skipLocked: SQLQueryString { self == .postgres ? " FOR UPDATE SKIP LOCKED" : "" }
+    /// Appended to a `SELECT` of rows this transaction will change.
+    var forUpdate: SQLQueryString { self == .postgres ? " FOR UPDATE" : "" }
+}
+
+/// SQLite: one connection, one transaction at a time (a transaction owns the connection).
+struct SQLiteConnector: SQLConnector {
+    let database: any SQLDatabase
+    let lock = SerialLock()
+    let closeConnection: @Sendable () async throws -> Void
+
+    var backend: SQLBackend { .sqlite }
+
+    func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let database = database
+        return try await lock.withLock { try await body(database) }
+    }
+
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let database = database
+        return try await lock.withLock { try await database.inTransaction(body) }
+    }
+
+    func migrating<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await transaction(body)
+    }
+
+    func close() async throws {
+        try await lock.withLock { try await closeConnection() }
+    }
+}
+
+extension SQLDatabase {
+    /// `body` between BEGIN and COMMIT on this connection; ROLLBACK when it throws.
+    func inTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await raw("BEGIN").run()
+        do {
+            let result = try await body(self)
+            try await raw("COMMIT").run()
+            return result
+        } catch {
+            try? await raw("ROLLBACK").run()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Crypto
+import Foundation
+import Testing
+
+/// Two `signalbox serve` processes on one PostgreSQL database share an event's fan-out and delivery; each is
+/// killed with `kill -9` once (the first during the fan-out, the second during delivery) and restarted. Every
+/// token gets its push, the event's counters are exact, and only pushes in flight in a killed process may be
+/// sent twice.
+@Suite struct MultiInstanceTests {
+    static let installations = 1_000
+    static let controlsEach = 20
+    static let maxInFlight = 100
+
+    @Test func twoInstancesFinishAnEventThroughTwoKills() async throws {
+        let database = try TestDatabases.fresh()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-multi-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keyPath = directory + "/AuthKey.p8"
+        let pem = P256.Signing.PrivateKey().pemRepresentation
+        try pem.write(toFile: keyPath, atomically: true, encoding: .utf8)
+
+        // One simulator for both instances; each push is answered after 10 ms so delivery takes a while.
+        let simulator = try ChildProcess([
+            "simulate-apns", "--port", "0", "--admin-port", "0", "--write-ca", directory + "/ca.pem",
+            "--trust-key", "KEY1234567:TEAM123456:\(keyPath)", "--fault-rate", "latency-10=1",
+        ])
+        defer { simulator.kill() }
+        let apnsPort = try await simulator.waitFor(#"listening on 127\.0\.0\.1:(\d+)"#)
+        let admin = HTTPJSON(base: "http://127.0.0.1:" + (try await simulator.waitFor(#"admin http://127\.0\.0\.1:(\d+)"#)))
+        let adminKey = "sba_multi-instance-admin-0123456789abcdef"
+        let masterKey = Data((0..<32).map { UInt8($0) }).base64EncodedString()
+        func start(_ name: String) async throws -> (ChildProcess, HTTPJSON) {
+            let server = try ChildProcess(
+                ["serve", "--port", "0", "--data-dir", directory + "/" + name, "--database", database,
+                 "--apns-host", "127.0.0.1", "--apns-port", apnsPort, "--apns-ca", directory + "/ca.pem"],
+                environment: [
+                    "SIGNALBOX_ADMIN_KEY": adminKey, "SIGNALBOX_MASTER_KEY": masterKey,
+                    "SIGNALBOX_MAX_IN_FLIGHT": "\(Self.maxInFlight)", "SIGNALBOX_CLAIM_LEASE_SECONDS": "3",
+                ]
+            )
+            do {
+                let port = try await server.waitFor(#"Server started and listening on 127\.0\.0\.1:(\d+)"#, timeout: .seconds(60))
+                return (server, HTTPJSON(base: "http://127.0.0.1:" + port))
+            } catch {
+                server.kill()
+                throw error
+            }
+        }
+
+        var (first, firstAPI) = try await start("a")
+        var (second, secondAPI) = try await start("b")
+        defer {
+            first.kill(SIGTERM)
+            second.kill(SIGTERM)
+        }
+        let created = try await firstAPI.call("POST", "/v1/apps", key: adminKey, json: """
+            {"bundleId":"com.example.garage","teamId":"TEAM123456","keyId":"KEY1234567","environment":"sandbox",
+             "privateKey":\(String(decoding: try JSONEncoder().encode(pem), as: UTF8.self))}
+            """)
+        let app = try #require(created.json as? [String: Any])
+        let appId = try #require(app["appId"] as? String)
+        let serverKey = try #require(app["serverKey"] as? String)
+        // Registrations go to both instances.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask { [firstAPI, secondAPI] in
+                    let api = worker % 2 == 0 ? firstAPI : secondAPI
+                    for installation in stride(from: worker, to: Self.installations, by: 8) {
+                        let base = "/v1/apps/\(appId)/installations/i\(installation)"
+                        try await api.call("PUT", base, key: serverKey, json: #"{"channels":["home"]}"#)
+                        let controls = (0..<Self.controlsEach).map { #"{"kind":"door","configuration":{},"pushToken":"\#(CrashTests.token(installation, $0))"}"# }
+                        let reply = try await api.call("PUT", base + "/controls", key: serverKey, json: #"{"controls":[\#(controls.joined(separator: ","))]}"#)
+                        #expect(reply.status == 204)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let total = Self.installations * Self.controlsEach
+
+        let accepted = try await firstAPI.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#)
+        #expect(accepted.status == 202)
+        let eventId = try #require((accepted.json as? [String: Any])?["eventId"] as? String)
+        func status() async throws -> [String: Any] {
+            try await secondAPI.call("GET", "/v1/apps/\(appId)/events/\(eventId)", key: serverKey).json as? [String: Any] ?? [:]
+        }
+        // Kill 1: the first instance, while the event is being fanned out (pushes are arriving, not all planned).
+        while try await CrashTests.acceptedCount(admin) < 200 { try await Task.sleep(for: .milliseconds(5)) }
+        first.kill()
+        let planned = try await status()["matched"] as? Int ?? 0
+        print("multi.kill1_matched=\(planned) of \(total)")
+        #expect(planned < total, "the first kill landed after the fan-out had finished")
+        (first, firstAPI) = try await start("a")
+        // Kill 2: the second instance, in the middle of delivery.
+        while try await CrashTests.acceptedCount(admin) < total / 2 { try await Task.sleep(for: .milliseconds(10)) }
+        second.kill()
+        let atKill = try await CrashTests.acceptedCount(admin)
+        #expect(atKill < total, "the second kill landed after delivery had finished")
+        (second, secondAPI) = try await start("b")
+
+        var final: [String: Any] = [:]
+        let deadline = ContinuousClock.now + .seconds(180)
+        while final["state"] as? String != "done", ContinuousClock.now < deadline {
+            final = try await status()
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(final["state"] as? String == "done")
+        #expect(final["matched"] as? Int == total)
+        #expect(final["delivered"] as? Int == total)
+        #expect(final["failed"] as? Int == 0)
+        let pushes = try #require(try await admin.call("GET", "/pushes").json as? [[String: Any]])
+        var received: [String: Int] = [:]
+        for push in pushes { if let token = push["token"] as? String { received[token, default: 0] += 1 } }
+        let expected = Set((0..<Self.installations).flatMap { installation in (0..<Self.controlsEach).map { CrashTests.token(installation, $0) } })
+        #expect(Set(received.keys) == expected, "every token received its push")
+        let duplicates = received.values.reduce(0) { $0 + $1 - 1 }
+        print("multi.duplicates_after_two_kills=\(duplicates) pushes (bound \(2 * Self.maxInFlight))")
+        // Only what was in flight in a killed process (at most SIGNALBOX_MAX_IN_FLIGHT each time) may be sent twice.
+        #expect(duplicates <= 2 * Self.maxInFlight)
+    }
+}

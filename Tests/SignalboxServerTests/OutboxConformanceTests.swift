@@ -1,0 +1,138 @@
+import Foundation
+import SignalboxAPI
+import SignalboxModel
+import SignalboxStore
+import Testing
+
+/// The outbox as several processes see it: two stores on one database are two processes (two instances at once
+/// on PostgreSQL; on SQLite, which one process owns, a process and the one after it).
+@Suite struct OutboxConformanceTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// App `a` with `count` installations of one control each (tokens `t0000`…), and event `id` to all of them.
+    func seed(_ store: SQLRegistryStore, installations count: Int, events: [String] = ["e1"]) async throws {
+        try await store.createApp(RegistryStoreConformance.app("a"))
+        for index in 0..<count {
+            let id = String(format: "i%04d", index)
+            try await store.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
+            try await store.putControls(appId: "a", installationId: id, [Control(kind: "door", pushToken: String(format: "t%04d", index))], now: now)
+        }
+        for (offset, id) in events.enumerated() {
+            try await store.createEvent(EventRecord(
+                id: id, appId: "a", request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all),
+                createdAt: now + Double(offset)
+            ))
+        }
+    }
+
+    /// Fans the event out completely without hand-off (every push pending).
+    func fanOut(_ store: SQLRegistryStore, _ event: String, batch: Int = 100) async throws {
+        var step = FanOutStep(planned: 0, coalesced: 0, finished: false)
+        while !step.finished { step = try await store.fanOutStep(eventId: event, batchSize: batch, now: now + 10, handOff: 0) }
+    }
+
+    /// Claims until nothing is due. - Returns: every push claimed.
+    func claimAll(_ store: SQLRegistryStore, at time: Date) async throws -> [OutboxPush] {
+        var all: [OutboxPush] = []
+        while true {
+            let claimed = try await store.claimDuePushes(now: time, limit: 25, pausedApps: [])
+            if claimed.isEmpty { return all }
+            all += claimed
+        }
+    }
+
+    @Test(arguments: Backend.shared) func twoClaimersNeverGetTheSamePush(_ backend: Backend) async throws {
+        try await backend.withStores(2) { stores in
+            try await seed(stores[0], installations: 400)
+            try await fanOut(stores[0], "e1")
+            async let first = claimAll(stores[0], at: now + 20)
+            async let second = claimAll(stores[1], at: now + 20)
+            let (a, b) = try await (first, second)
+            let tokens = (a + b).map(\.token)
+            #expect(tokens.count == 400, "every push claimed exactly once")
+            #expect(Set(tokens).count == 400)
+            // Each store records only what it claimed; the event's counters add up exactly.
+            async let recordedA = stores[0].complete(a.map { PushCompletion(push: $0, result: .delivered) }, now: now + 30)
+            async let recordedB = stores[1].complete(b.map { PushCompletion(push: $0, result: .delivered) }, now: now + 30)
+            let (summaryA, summaryB) = try await (recordedA, recordedB)
+            #expect(summaryA.claimsLost == 0 && summaryB.claimsLost == 0)
+            let status = try #require(try await stores[1].eventStatus(appId: "a", id: "e1"))
+            #expect(status.matched == 400 && status.delivered == 400 && status.pending == 0 && status.state == .done)
+        }
+    }
+
+    @Test(arguments: Backend.available) func aStoppedOwnersClaimsAreTakenOverAndItsLateAnswersIgnored(_ backend: Backend) async throws {
+        try await backend.withStores(2) { stores in
+            let (gone, survivor) = (stores[0], stores[1])
+            try await seed(gone, installations: 30)
+            try await fanOut(gone, "e1")
+            let claimed = try await claimAll(gone, at: now + 20)
+            #expect(claimed.count == 30)
+            // A shared database keeps a live lease; SQLite has one process, so any other owner's claim is stale.
+            let early = try await survivor.releaseClaims(now: now + 21)
+            #expect(early == (backend == .sqlite ? 30 : 0))
+            let released = try await survivor.releaseClaims(now: now + 20 + 3_600)
+            #expect(early + released == 30)
+            let retaken = try await claimAll(survivor, at: now + 3_700)
+            #expect(Set(retaken.map(\.token)) == Set(claimed.map(\.token)))
+            // The first owner's answers arrive late: fenced out, nothing counted twice.
+            let late = try await gone.complete(claimed.map { PushCompletion(push: $0, result: .delivered) }, now: now + 3_701)
+            #expect(late.claimsLost == 30)
+            _ = try await survivor.complete(retaken.map { PushCompletion(push: $0, result: .delivered) }, now: now + 3_702)
+            let status = try #require(try await survivor.eventStatus(appId: "a", id: "e1"))
+            #expect(status.delivered == 30 && status.pending == 0)
+        }
+    }
+
+    @Test(arguments: Backend.shared) func concurrentFanOutsCoalesceIntoOnePendingPushPerToken(_ backend: Backend) async throws {
+        try await backend.withStores(2) { stores in
+            try await seed(stores[0], installations: 300, events: ["e1", "e2"])
+            async let one: Void = fanOut(stores[0], "e1", batch: 50)
+            async let two: Void = fanOut(stores[1], "e2", batch: 50)
+            _ = try await (one, two)
+            let e1 = try #require(try await stores[0].eventStatus(appId: "a", id: "e1"))
+            let e2 = try #require(try await stores[0].eventStatus(appId: "a", id: "e2"))
+            #expect(e1.matched == 300 && e2.matched == 300)
+            #expect(e1.coalesced + e2.coalesced == 300, "one of the two pushes to each token was absorbed")
+            let claimed = try await claimAll(stores[1], at: now + 20)
+            #expect(claimed.count == 300 && Set(claimed.map(\.token)).count == 300)
+            _ = try await stores[1].complete(claimed.map { PushCompletion(push: $0, result: .delivered) }, now: now + 30)
+            for id in ["e1", "e2"] {
+                let status = try #require(try await stores[0].eventStatus(appId: "a", id: id))
+                #expect(status.delivered == 300 && status.state == .done, "each push delivered both events")
+            }
+        }
+    }
+
+    @Test(arguments: Backend.shared) func twoInstancesFanOutOneEventWithoutPlanningAPageTwice(_ backend: Backend) async throws {
+        try await backend.withStores(2) { stores in
+            try await seed(stores[0], installations: 500)
+            async let one: Void = fanOut(stores[0], "e1", batch: 20)
+            async let two: Void = fanOut(stores[1], "e1", batch: 20)
+            _ = try await (one, two)
+            let status = try #require(try await stores[0].eventStatus(appId: "a", id: "e1"))
+            #expect(status.matched == 500 && status.coalesced == 0)
+            #expect(try await stores[0].outboxDepth() == 500)
+        }
+    }
+}
+
+/// What only PostgreSQL's start can show.
+@Suite struct PostgresStartTests {
+    @Test func aDatabaseOfANewerSchemaIsRefused() async throws {
+        let url = try TestDatabases.fresh()
+        let store = try await PostgresRegistryStore.open(url: url, logger: .init(label: "test"))
+        try await store.close()
+        try TestDatabases.psql(url, "INSERT INTO signalbox_migrations (version, applied_at) VALUES (99, 0)")
+        await #expect(throws: StoreError.self) { try await PostgresRegistryStore.open(url: url, logger: .init(label: "test")).close() }
+    }
+
+    @Test func anUnreachableDatabaseFailsTheStartClearly() async throws {
+        let error = await #expect(throws: StoreError.self) {
+            try await PostgresRegistryStore.open(url: "postgres://signalbox:secret-password@127.0.0.1:1/none?sslmode=disable", logger: .init(label: "test")).close()
+        }
+        let message = try #require(error).description
+        #expect(message.contains("127.0.0.1:1"))
+        #expect(!message.contains("secret-password"), "the password is never shown")
+    }
+}

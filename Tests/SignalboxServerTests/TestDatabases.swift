@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import SignalboxStore
+import Testing
+
+/// The storage backends every store test runs on. PostgreSQL comes from `SIGNALBOX_TEST_POSTGRES_URL`, which
+/// `scripts/test` sets after starting a throw-away server; in CI a missing URL fails those tests instead of
+/// leaving them out.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+
+    /// SQLite always; PostgreSQL when a test server is configured, or in CI (where its absence is a failure).
+    static var available: [Backend] {
+        let env = ProcessInfo.processInfo.environment
+        return env["SIGNALBOX_TEST_POSTGRES_URL"] != nil || env["CI"] != nil ? [.sqlite, .postgres] : [.sqlite]
+    }
+
+    /// The backends several instances share at once.
+    static var shared: [Backend] { available.filter { $0 == .postgres } }
+
+    /// A fresh, empty, migrated store: in memory for SQLite, a new database for PostgreSQL.
+    func open(claimLease: Duration = .seconds(60)) async throws -> SQLRegistryStore {
+        switch self {
+        case .sqlite: return try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test"))
+        case .postgres: return try await PostgresRegistryStore.open(url: try TestDatabases.fresh(), logger: Logger(label: "test"), claimLease: claimLease)
+        }
+    }
+
+    /// Runs `body` with `count` stores on one fresh database (SQLite: a temporary file), as `count` processes
+    /// would have them, and closes them.
+    func withStores(_ count: Int, claimLease: Duration = .seconds(60), _ body: ([SQLRegistryStore]) async throws -> Void) async throws {
+        let location: String
+        switch self {
+        case .sqlite: location = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path
+        case .postgres: location = try TestDatabases.fresh()
+        }
+        defer { if self == .sqlite { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location + suffix) } } }
+        var stores: [SQLRegistryStore] = []
+        do {
+            for _ in 0..<count {
+                switch self {
+                case .sqlite: stores.append(try await SQLiteRegistryStore.open(path: location, logger: Logger(label: "test")))
+                case .postgres: stores.append(try await PostgresRegistryStore.open(url: location, logger: Logger(label: "test"), claimLease: claimLease))
+                }
+            }
+            try await body(stores)
+        } catch {
+            for store in stores { try? await store.close() }
+            throw error
+        }
+        for store in stores { try await store.close() }
+    }
+
+    /// Runs `body` with a fresh store and closes it.
+    func withStore(claimLease: Duration = .seconds(60), _ body: (SQLRegistryStore) async throws -> Void) async throws {
+        let store = try await open(claimLease: claimLease)
+        do { try await body(store) } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+}
+
+enum TestDatabases {
+    /// Creates an empty database on the test server. - Returns: its URL.
+    static func fresh() throws -> String {
+        guard let base = ProcessInfo.processInfo.environment["SIGNALBOX_TEST_POSTGRES_URL"],
+              var parts = URLComponents(string: base)
+        else {
+            throw TestDatabaseError(message: "SIGNALBOX_TEST_POSTGRES_URL is not set: run the tests with scripts/test, which starts PostgreSQL")
+        }
+        let name = "sb_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try psql(base, "CREATE DATABASE \(name)")
+        parts.path = "/" + name
+        return parts.string!
+    }
+
+    /// Runs one SQL command with `psql`.
+    static func psql(_ url: String, _ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", command]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw TestDatabaseError(message: "psql failed: \(message)")
+        }
+    }
+}
+
+struct TestDatabaseError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

@@ -106,7 +106,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The API's contract, served at /openapi.json and compiled into the binary.
+            resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
         // The CLI: serve, simulate-apns, send, apps.
         .executableTarget(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `POST /v1/apps`: an app and its APNs credentials.
 public struct CreateAppRequest: Sendable, Hashable, Codable {
     public var bundleId: String
@@ -42,12 +44,12 @@ public struct AppResponse: Sendable, Hashable, Codable {
     public var teamId: String
     public var keyId: String
     public var environment: String
-    public var createdAt: Double
+    public var createdAt: Date
     /// How far ahead a device JWT's `exp` may be, in seconds.
     public var deviceTokenLifetimeSeconds: Int
 
     public init(
-        appId: String, bundleId: String, teamId: String, keyId: String, environment: String, createdAt: Double,
+        appId: String, bundleId: String, teamId: String, keyId: String, environment: String, createdAt: Date,
         deviceTokenLifetimeSeconds: Int = 86_400
     ) {
         self.deviceTokenLifetimeSeconds = deviceTokenLifetimeSeconds
@@ -105,9 +107,9 @@ public struct DeviceSecretRotation: Sendable, Hashable, Codable {
 public struct DeviceSecretResponse: Sendable, Hashable, Codable {
     public var appId: String
     public var deviceSecret: String
-    public var previousSecretValidUntil: Double?
+    public var previousSecretValidUntil: Date?
 
-    public init(appId: String, deviceSecret: String, previousSecretValidUntil: Double?) {
+    public init(appId: String, deviceSecret: String, previousSecretValidUntil: Date?) {
         self.appId = appId
         self.deviceSecret = deviceSecret
         self.previousSecretValidUntil = previousSecretValidUntil

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `PUT .../installations/{installationId}`.
 public struct InstallationRequest: Sendable, Hashable, Codable {
     public var userId: String?
@@ -160,10 +162,10 @@ public struct EnumeratorRequest: Sendable, Hashable, Codable {
 public struct EnumeratorLease: Sendable, Hashable, Codable {
     public var domain: String
     public var container: String
-    /// UNIX seconds.
-    public var expiresAt: Double
+    /// ISO 8601 UTC on the wire (`SignalboxJSON`).
+    public var expiresAt: Date
 
-    public init(domain: String, container: String, expiresAt: Double) {
+    public init(domain: String, container: String, expiresAt: Date) {
         self.domain = domain
         self.container = container
         self.expiresAt = expiresAt
@@ -191,12 +193,12 @@ public struct InstallationResponse: Sendable, Hashable, Codable {
     public var widgets: WidgetsRequest?
     public var controls: [Control]
     public var fileProvider: FileProvider?
-    /// UNIX seconds of the last write.
-    public var lastSeenAt: Double
+    /// When the installation was last written (ISO 8601 UTC on the wire).
+    public var lastSeenAt: Date
 
     public init(
         installationId: String, userId: String?, channels: [String], environment: String, widgets: WidgetsRequest?,
-        controls: [Control], fileProvider: FileProvider?, lastSeenAt: Double
+        controls: [Control], fileProvider: FileProvider?, lastSeenAt: Date
     ) {
         self.installationId = installationId
         self.userId = userId

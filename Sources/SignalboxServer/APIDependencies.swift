@@ -57,9 +57,11 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<BasicRequestC
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(NoStoreMiddleware())
     router.middlewares.add(ErrorMiddleware())
+    router.middlewares.add(MethodNotAllowedMiddleware())
     HealthRoutes(dependencies: dependencies).add(to: router)
     AppRoutes(dependencies: dependencies).add(to: router)
     InstallationRoutes(dependencies: dependencies).add(to: router)
     EventRoutes(dependencies: dependencies).add(to: router)
+    OpenAPIRoute.add(to: router)
     return router
 }

@@ -72,9 +72,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
 extension Response {
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        let data = (try? SignalboxJSON.makeEncoder().encode(value)) ?? Data("{}".utf8)
         return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
@@ -99,7 +97,7 @@ extension Request {
             throw APIError(.badRequest, "invalid_json", "the request needs a JSON body")
         }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try SignalboxJSON.makeDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw APIError(.badRequest, "invalid_json", Self.describe(error))
         }

@@ -103,7 +103,7 @@ struct AppRoutes {
         dependencies.apps.removeAll()
         // `NoStoreMiddleware` marks it `Cache-Control: no-store`, like every /v1/ response.
         return Response.json(
-            DeviceSecretResponse(appId: appId, deviceSecret: deviceSecret, previousSecretValidUntil: previousUntil?.timeIntervalSince1970)
+            DeviceSecretResponse(appId: appId, deviceSecret: deviceSecret, previousSecretValidUntil: previousUntil)
         )
     }
 
@@ -149,7 +149,7 @@ struct AppRoutes {
     static func response(_ app: AppRecord) -> AppResponse {
         AppResponse(
             appId: app.id, bundleId: app.bundleId, teamId: app.teamId, keyId: app.keyId,
-            environment: app.environment.rawValue, createdAt: app.createdAt.timeIntervalSince1970,
+            environment: app.environment.rawValue, createdAt: app.createdAt,
             deviceTokenLifetimeSeconds: app.deviceTokenLifetime
         )
     }

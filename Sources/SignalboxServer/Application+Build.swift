@@ -26,7 +26,7 @@ public func buildApplication(
         logger.notice("admin key (Bearer for /v1/apps) is in the data directory", metadata: ["path": "\(directory.adminKeyPath)"])
     }
     let secrets = try SecretBox(masterKey: directory.masterKey(configured: configuration.masterKey, logger: logger))
-    let store = if let url = configuration.databaseURL {
+    let store = if let url = configuration.database {
         try await PostgresRegistryStore.open(url: url, logger: logger, claimLease: configuration.delivery.claimLease)
     } else {
         try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger)

@@ -8,13 +8,3 @@ public struct DeviceQuotas: Sendable {
 
     public init() {}
 }
-
-extension DeviceQuotas {
-    /// Reads `SIGNALBOX_MAX_INSTALLATIONS_PER_USER` and `SIGNALBOX_MAX_ENUMERATORS_PER_INSTALLATION` (positive integers).
-    public mutating func apply(environment: [String: String]) {
-        if let value = environment["SIGNALBOX_MAX_INSTALLATIONS_PER_USER"].flatMap(Int.init), value > 0 { installationsPerUser = value }
-        if let value = environment["SIGNALBOX_MAX_ENUMERATORS_PER_INSTALLATION"].flatMap(Int.init), value > 0 {
-            enumeratorsPerInstallation = value
-        }
-    }
-}

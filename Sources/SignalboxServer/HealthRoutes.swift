@@ -15,7 +15,7 @@ struct HealthRoutes {
             do {
                 try await dependencies.store.ping()
                 let paused = dependencies.signals.pauses.active(at: Date()).sorted { $0.key < $1.key }.map {
-                    PausedApp(appId: $0.key, reason: $0.value.reason, until: $0.value.until.formatted(.iso8601))
+                    PausedApp(appId: $0.key, reason: $0.value.reason, until: $0.value.until)
                 }
                 let status = paused.isEmpty ? "ready" : "degraded"
                 guard (try? dependencies.auth.requireAdmin(request)) != nil else { return Response.json(["status": status]) }
@@ -45,5 +45,5 @@ struct Readiness: Encodable {
 struct PausedApp: Encodable {
     let appId: String
     let reason: String
-    let until: String
+    let until: Date
 }

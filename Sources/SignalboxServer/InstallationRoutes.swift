@@ -55,7 +55,7 @@ struct InstallationRoutes {
             // Only device writes count against the quota; the app's server is not limited.
             let maxLive = principal.isDevice ? dependencies.configuration.quotas.enumeratorsPerInstallation : nil
             try await dependencies.store.putEnumerator(appId: appId, installationId: installationId, lease, now: now, maxLive: maxLive)
-            return Response.json(EnumeratorLease(domain: domain, container: container, expiresAt: lease.expiresAt.timeIntervalSince1970))
+            return Response.json(EnumeratorLease(domain: domain, container: container, expiresAt: lease.expiresAt))
         }
         enumerator.delete { request, context in
             let (appId, installationId) = try await authorizeOwner(request, context)
@@ -144,11 +144,11 @@ struct InstallationRoutes {
                 InstallationResponse.FileProvider(
                     pushToken: $0.pushToken, domains: $0.domains,
                     enumerators: snapshot.enumerators.map {
-                        EnumeratorLease(domain: $0.domain, container: $0.container, expiresAt: $0.expiresAt.timeIntervalSince1970)
+                        EnumeratorLease(domain: $0.domain, container: $0.container, expiresAt: $0.expiresAt)
                     }
                 )
             },
-            lastSeenAt: snapshot.lastSeenAt.timeIntervalSince1970
+            lastSeenAt: snapshot.lastSeenAt
         )
     }
 }

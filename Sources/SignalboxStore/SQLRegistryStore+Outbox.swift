@@ -30,15 +30,27 @@ extension SQLRegistryStore {
             // numbered by age (`turn`); the claim takes every app's first, then every app's second, and so on.
             // On PostgreSQL the picked rows are locked and rows another instance is claiming are skipped.
             let paused: SQLQueryString = pausedApps.isEmpty ? "" : " AND app_id NOT IN (\(binds: Array(pausedApps)))"
-            return try await db.raw("""
-                \(Self.appsWithPendingPushes),
-                due AS (
+            let appsDue: SQLQueryString = """
+                SELECT push_id, next_attempt_at FROM outbox WHERE state = 'pending' AND app_id = a.app_id\(paused)
+                    AND next_attempt_at <= \(bind: now.milliseconds)
+                ORDER BY next_attempt_at LIMIT \(bind: limit)
+                """
+            // PostgreSQL runs the per-app pick once per app only as a LATERAL join (as `IN` it re-ran it for every
+            // outbox row: 2.3 s instead of 7 ms with 17,500 pending); SQLite has no LATERAL and plans `IN` well.
+            let due: SQLQueryString = backend == .postgres
+                ? """
+                    SELECT d.push_id, d.next_attempt_at,
+                        ROW_NUMBER() OVER (PARTITION BY a.app_id ORDER BY d.next_attempt_at, d.push_id) AS turn
+                    FROM apps a CROSS JOIN LATERAL (\(appsDue)) d
+                    """
+                : """
                     SELECT o.push_id, o.next_attempt_at,
                         ROW_NUMBER() OVER (PARTITION BY o.app_id ORDER BY o.next_attempt_at, o.push_id) AS turn
-                    FROM apps a JOIN outbox o ON o.push_id IN (
-                        SELECT push_id FROM outbox WHERE state = 'pending' AND app_id = a.app_id\(paused)
-                            AND next_attempt_at <= \(bind: now.milliseconds)
-                        ORDER BY next_attempt_at LIMIT \(bind: limit))),
+                    FROM apps a JOIN outbox o ON o.push_id IN (\(appsDue))
+                    """
+            return try await db.raw("""
+                \(Self.appsWithPendingPushes),
+                due AS (\(due)),
                 picked AS (
                     SELECT push_id FROM outbox WHERE state = 'pending' AND push_id IN (
                         SELECT push_id FROM due ORDER BY turn, next_attempt_at LIMIT \(bind: limit))\(backend.skipLocked))

@@ -35,7 +35,7 @@ struct AppsCommand: AsyncParsableCommand {
             let (data, response) = try await URLSession.shared.data(for: request)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             guard (200..<300).contains(status) else {
-                let message = (try? JSONDecoder().decode(ErrorResponse.self, from: data)).map { "\($0.error.code): \($0.error.message)" }
+                let message = (try? SignalboxJSON.makeDecoder().decode(ErrorResponse.self, from: data)).map { "\($0.error.code): \($0.error.message)" }
                 throw ValidationError("HTTP \(status) \(message ?? String(decoding: data, as: UTF8.self))")
             }
             return data
@@ -80,7 +80,7 @@ struct AppsCommand: AsyncParsableCommand {
                 bundleId: bundleId, teamId: teamId, keyId: keyId, privateKey: pem, environment: environment,
                 deviceTokenLifetimeSeconds: deviceTokenLifetime
             )
-            AppsCommand.printJSON(try await connection.send("POST", "/v1/apps", body: try JSONEncoder().encode(body)))
+            AppsCommand.printJSON(try await connection.send("POST", "/v1/apps", body: try SignalboxJSON.makeEncoder().encode(body)))
         }
     }
 
@@ -117,7 +117,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "How long the previous secret stays valid, in seconds.")
         var graceSeconds = 0
         func run() async throws {
-            let body = try JSONEncoder().encode(DeviceSecretRotation(graceSeconds: graceSeconds))
+            let body = try SignalboxJSON.makeEncoder().encode(DeviceSecretRotation(graceSeconds: graceSeconds))
             AppsCommand.printJSON(try await connection.send("POST", "/v1/apps/\(appId)/device-secret", body: body))
         }
     }

@@ -14,6 +14,8 @@ struct SendCommand: AsyncParsableCommand {
               signalbox send --type controls --token 00aa11bb --bundle-id com.example.app \\
                 --team-id TEAM123456 --key-id KEY1234567 --key AuthKey.p8 \\
                 --host 127.0.0.1 --port 2197 --ca simulator-ca.pem
+            Each push type's required payload fields are checked before anything is sent: fileprovider needs
+            --domain (and --container, default the working set); alert and liveactivity need --payload.
             """
     )
 
@@ -39,9 +41,9 @@ struct SendCommand: AsyncParsableCommand {
     var ca: String?
     @Option(help: "JSON payload (default: the push type's own).")
     var payload: String?
-    @Option(help: "File Provider container identifier (fileprovider pushes).")
+    @Option(help: "File Provider container identifier (fileprovider pushes; default: the working set).")
     var container: String?
-    @Option(help: "File Provider domain identifier (fileprovider pushes).")
+    @Option(help: "File Provider domain identifier (required for fileprovider pushes unless --payload has one).")
     var domain: String?
     @Option(help: "apns-priority: 10, 5 or 1 (default: the push type's).")
     var priority: Int?
@@ -79,29 +81,6 @@ struct SendCommand: AsyncParsableCommand {
             print("no answer: \(error)")
             throw ExitCode(2)
         }
-    }
-
-    private func makePush() throws -> Push {
-        guard let pushType = PushType(rawValue: type) else {
-            throw ValidationError("unknown push type '\(type)'; use one of \(PushType.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        let deviceToken: DeviceToken
-        do { deviceToken = try DeviceToken(hex: token) } catch { throw ValidationError(error.message) }
-        var body = payload.map { Array($0.utf8) }
-        if pushType == .fileprovider, body == nil {
-            body = Payload.fileProvider(container: container ?? Payload.workingSetContainer, domain: domain)
-        }
-        let chosenPriority: Priority?? = try priority.map { value in
-            guard let priority = Priority(rawValue: value) else { throw ValidationError("priority must be 10, 5 or 1") }
-            return .some(priority)
-        }
-        let chosenExpiration: Expiration?? = expiration.map { $0 == 0 ? .immediately : .at(epochSeconds: $0) }
-        do {
-            return try Push(
-                deviceToken: deviceToken, pushType: pushType, bundleId: bundleId, payload: body,
-                priority: chosenPriority ?? .none, expiration: chosenExpiration ?? .none, collapseId: collapseId
-            )
-        } catch { throw ValidationError(error.message) }
     }
 
     static func describe(_ result: APNsClient.Result, push: Push) -> String {

@@ -7,45 +7,42 @@ import Prometheus
 import SignalboxAPNsHTTP2
 import SignalboxServer
 
-/// `signalbox serve`: the HTTP API, fan-out and delivery, on embedded SQLite or a shared PostgreSQL.
+/// `signalbox serve`: the HTTP API, fan-out and delivery, on embedded SQLite.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run Signalbox: the registry, its HTTP API, fan-out and delivery to APNs, on embedded SQLite or PostgreSQL.",
+        abstract: "Run Signalbox: the registry, its HTTP API, fan-out and delivery to APNs, on embedded SQLite.",
         discussion: """
-            Environment: SIGNALBOX_HOST, SIGNALBOX_PORT, SIGNALBOX_DATA_DIR, SIGNALBOX_DATABASE_URL,
-            SIGNALBOX_CLAIM_LEASE_SECONDS (120), SIGNALBOX_ADMIN_KEY,
-            SIGNALBOX_MASTER_KEY (base64 of 32 bytes), SIGNALBOX_LEASE_SECONDS, SIGNALBOX_MAX_IN_FLIGHT,
-            SIGNALBOX_MAX_INSTALLATIONS_PER_USER (20), SIGNALBOX_MAX_ENUMERATORS_PER_INSTALLATION (256),
-            SIGNALBOX_RETRY_BASE_MS, SIGNALBOX_RETRY_CAP_MS, SIGNALBOX_APNS_PAUSE_MS,
-            SIGNALBOX_APNS_SIMULATOR=1, SIGNALBOX_TLS_CERTIFICATE, SIGNALBOX_TLS_KEY, SIGNALBOX_HEADER_TIMEOUT (10),
-            SIGNALBOX_BODY_TIMEOUT (30), SIGNALBOX_IDLE_TIMEOUT (60; seconds), SIGNALBOX_MAX_CONNECTIONS
-            (default: the file-descriptor limit less a reserve), LOG_LEVEL.
-            Options win. Without an admin or master key, both are generated into the data directory (mode 0600).
+            Settings come from flags, then environment variables, then the --config file (YAML or JSON), then
+            the defaults; the README lists every key with its variable and default. An unknown key or a bad
+            value stops the start naming it. LOG_FORMAT=json writes one JSON object per log line.
+            Without an admin or master key, both are generated into the data directory (mode 0600).
             A configured admin key needs at least 32 characters. With a TLS certificate and key the API is HTTPS only.
             Pushes go to Apple (sandbox or production per installation) unless --apns-simulator (a built-in
             simulator, local mode) or --apns-host/--apns-port/--apns-ca (any APNs double) say otherwise.
             """
     )
 
+    @Option(help: "Configuration file, .yaml or .json (also SIGNALBOX_CONFIG).")
+    var config: String?
     @Option(help: "Address to listen on (default 127.0.0.1).")
     var host: String?
     @Option(help: "Port (default 8080).")
     var port: Int?
     @Option(help: "Data directory (default ./signalbox-data).")
     var dataDir: String?
-    @Option(help: "PostgreSQL URL (postgres://user:password@host:5432/database) shared by several instances; default: SQLite in the data directory.")
+    @Option(help: "PostgreSQL URL (postgres://…); absent: the embedded SQLite in the data directory.")
     var database: String?
     @Option(help: "Default enumerator lease in seconds (default 600).")
     var leaseSeconds: Int?
     @Flag(help: "Local mode: send every push to a built-in APNs simulator instead of Apple.")
     var apnsSimulator = false
-    @Option(help: "Port of the built-in simulator (its admin endpoint is the next port).")
-    var simulatorPort = 2197
+    @Option(help: "Port of the built-in simulator (its admin endpoint is the next port; default 2197).")
+    var simulatorPort: Int?
     @Option(help: "Send every push to this APNs double instead of Apple.")
     var apnsHost: String?
-    @Option(help: "Port of --apns-host.")
-    var apnsPort = 443
+    @Option(help: "Port of --apns-host (default 443).")
+    var apnsPort: Int?
     @Option(help: "PEM certificate to trust for --apns-host.")
     var apnsCa: String?
     @Option(help: "PEM certificate chain: serve HTTPS only (with --tls-key).")
@@ -57,34 +54,24 @@ struct ServeCommand: AsyncParsableCommand {
         // Files are created for this user only; the data directory is made private on top of that.
         umask(0o077)
         let descriptors = DescriptorLimit.raiseToHard()
-        var configuration = ServerConfiguration()
-        let environment = ProcessInfo.processInfo.environment
-        configuration.apply(environment: environment)
-        if let host { configuration.host = host }
-        if let port { configuration.port = port }
-        if let dataDir { configuration.dataDirectory = dataDir }
-        if let database { configuration.databaseURL = database }
-        if let leaseSeconds { configuration.defaultLeaseSeconds = leaseSeconds }
-        if tlsCertificate != nil || tlsKey != nil {
-            configuration.tls = TLSFiles(
-                certificate: tlsCertificate ?? configuration.tls?.certificate ?? "", key: tlsKey ?? configuration.tls?.key ?? ""
-            )
-        }
+        let settings = try await loadSettings(environment: ProcessInfo.processInfo.environment)
+        let configuration = settings.server
+        if settings.logFormat == .json { LoggingSystem.bootstrap { JSONLogHandler(label: $0) } }
         var logger = Logger(label: "signalbox")
-        logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        logger.logLevel = settings.logLevel
         if descriptors.after > descriptors.before {
             logger.info("raised the open-file limit to the hard limit", metadata: ["descriptors.before": "\(descriptors.before)", "descriptors.limit": "\(descriptors.after)"])
         }
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
-        let localMode = apnsSimulator || environment["SIGNALBOX_APNS_SIMULATOR"] == "1"
-        let simulator = localMode ? try await startSimulator(logger: logger) : nil
+        let apns = settings.apns
+        let simulator = apns.simulator ? try await startSimulator(port: apns.simulatorPort, logger: logger) : nil
         var transportConfiguration = HTTP2Transport.Configuration()
         if let simulator {
             transportConfiguration = .singleEndpoint(host: "127.0.0.1", port: simulator.port, trustRoots: .pem(simulator.certificatePEM))
-        } else if let apnsHost {
-            transportConfiguration = .singleEndpoint(host: apnsHost, port: apnsPort, trustRoots: apnsCa.map { .pemFile($0) } ?? .system)
+        } else if let apnsHost = apns.host {
+            transportConfiguration = .singleEndpoint(host: apnsHost, port: apns.port, trustRoots: apns.ca.map { .pemFile($0) } ?? .system)
         }
         var transportLogger = Logger(label: "signalbox.apns")
         transportLogger.logLevel = logger.logLevel
@@ -105,11 +92,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Local mode: the simulator on `--simulator-port`, its admin endpoint on the next port.
-    private func startSimulator(logger: Logger) async throws -> APNsSimulator {
+    /// Local mode: the simulator on `port`, its admin endpoint on the next port.
+    private func startSimulator(port: Int, logger: Logger) async throws -> APNsSimulator {
         var configuration = APNsSimulator.Configuration()
-        configuration.port = simulatorPort
-        configuration.adminPort = simulatorPort + 1
+        configuration.port = port
+        configuration.adminPort = port + 1
         let simulator = try await APNsSimulator.start(configuration: configuration, logger: Logger(label: "signalbox.apns-simulator"))
         logger.notice("local mode: pushes go to the built-in APNs simulator", metadata: [
             "apns": "127.0.0.1:\(simulator.port)", "admin": "http://127.0.0.1:\(simulator.adminPort ?? 0)/pushes",

@@ -1,17 +1,23 @@
 import Crypto
 import Foundation
+import SignalboxAPI
 import Testing
 
 /// `/v1/apps`: creation checks, secrets shown once and never again, deletion, key rotation.
 struct AppsAPITests {
     @Test func createdAppIsReadableWithoutSecrets() async throws {
-        try await Harness.make().run { api in
+        let harness = try await Harness.make()
+        try await harness.run { api in
             let app = try await api.createApp()
             #expect(app.serverKey.hasPrefix("sbk_"))
             #expect(app.deviceSecret.hasPrefix("sbd_"))
             let read = try await api.call(.get, "/v1/apps/\(app.id)", key: Harness.adminKey)
             #expect(read.status == 200)
             #expect(read.json?["bundleId"] as? String == "com.example.garage")
+            // Dates are ISO 8601 UTC strings: the harness clock's time.
+            let createdAt = try #require(read.json?["createdAt"] as? String)
+            #expect(createdAt.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(createdAt)")
+            #expect(abs(try #require(SignalboxJSON.parse(createdAt)).timeIntervalSince(harness.clock.now)) < 1)
             for secret in [app.serverKey, app.deviceSecret, "PRIVATE KEY", "privateKey", "serverKey"] {
                 #expect(!read.body.contains(secret))
             }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import SignalboxAPI
 import SignalboxModel
 import SignalboxServer
 import SignalboxStore
@@ -41,8 +42,10 @@ struct DeviceSecretTests {
             let rotated = try await api.call(.post, "/v1/apps/\(app.id)/device-secret", key: Harness.adminKey, json: #"{"graceSeconds":300}"#)
             #expect(rotated.status == 200)
             let secret = try #require(rotated.json?["deviceSecret"] as? String)
-            let until = try #require(rotated.json?["previousSecretValidUntil"] as? Double)
-            #expect(abs(until - harness.clock.now.timeIntervalSince1970 - 300) < 1)
+            let text = try #require(rotated.json?["previousSecretValidUntil"] as? String)
+            #expect(text.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "ISO 8601 UTC: \(text)")
+            let until = try #require(SignalboxJSON.parse(text))
+            #expect(abs(until.timeIntervalSince(harness.clock.now) - 300) < 1)
 
             harness.advance(seconds: 290)
             let old = try await app.sign(app.claims(now: harness.clock.now))

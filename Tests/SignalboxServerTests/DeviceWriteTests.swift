@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 import SignalboxServer
 import SignalboxStore
@@ -110,8 +111,11 @@ struct DeviceWriteTests {
     }
 
     @Test func quotasAreConfigurable() async throws {
-        var configuration = ServerConfiguration()
-        configuration.apply(environment: ["SIGNALBOX_MAX_INSTALLATIONS_PER_USER": "2", "SIGNALBOX_MAX_ENUMERATORS_PER_INSTALLATION": "7"])
+        let environment = ConfigEnvironment.provider(
+            environment: ["SIGNALBOX_MAX_INSTALLATIONS_PER_USER": "2", "SIGNALBOX_MAX_ENUMERATORS_PER_INSTALLATION": "7"]
+        )
+        let problems = ConfigProblems()
+        let configuration = try ServerConfiguration(reader: ConfigReader(provider: environment, accessReporter: problems), problems: problems)
         #expect(configuration.quotas.installationsPerUser == 2)
         #expect(configuration.quotas.enumeratorsPerInstallation == 7)
         let harness = try await Harness.make { $0.quotas.installationsPerUser = 2 }

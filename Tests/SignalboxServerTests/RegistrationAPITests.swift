@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxAPI
 import Testing
 
 /// Registrations through the API: replace-set semantics, idempotence, leases.
@@ -57,9 +58,11 @@ struct RegistrationAPITests {
             harness.advance(seconds: 5)
             for (path, body) in writes { #expect(try await api.call(.put, base + path, key: app.serverKey, json: body).status == 204) }
             var second = try #require(try await api.call(.get, base, key: app.serverKey).json)
-            let seen = (first.removeValue(forKey: "lastSeenAt") as? Double, second.removeValue(forKey: "lastSeenAt") as? Double)
+            let seen = try [first.removeValue(forKey: "lastSeenAt"), second.removeValue(forKey: "lastSeenAt")].map {
+                try #require(($0 as? String).flatMap(SignalboxJSON.parse), "lastSeenAt is an ISO 8601 date: \(String(describing: $0))")
+            }
             #expect(NSDictionary(dictionary: first).isEqual(to: second))
-            #expect((seen.1 ?? 0) - (seen.0 ?? 0) >= 4.9)
+            #expect(seen[1].timeIntervalSince(seen[0]) >= 4.9)
         }
     }
 

@@ -1,0 +1,92 @@
+import Configuration
+import Foundation
+
+extension ServerConfiguration {
+    /// Reads the server's settings from `reader` over the defaults; every key is in the README's
+    /// "Configuration" table. A value of the wrong type is left to `problems` (the reader's access reporter);
+    /// a value out of range throws here, naming its key.
+    ///
+    /// Keys: `host`, `port`, `dataDir`, `database`, `adminKey`, `masterKey`, `leaseSeconds`;
+    /// `delivery.maxInFlight`, `delivery.retryBaseMs`, `delivery.retryCapMs`, `delivery.apnsPauseMs`,
+    /// `delivery.eventRetentionDays`, `delivery.fanOutAttempts`, `delivery.claimLeaseSeconds`; `quotas.maxInstallationsPerUser`,
+    /// `quotas.maxEnumeratorsPerInstallation`; `connections.headerTimeout`, `connections.bodyTimeout`,
+    /// `connections.idleTimeout` (seconds), `connections.maxConnections`; `tls.certificate`, `tls.key`.
+    /// `adminKey`, `masterKey` and `database` (its URL may hold a password) are read as secrets.
+    public init(reader: ConfigReader, problems: ConfigProblems) throws(ConfigurationError) {
+        self.init()
+        let read = SettingsReader(reader: reader, problems: problems)
+        host = read.string("host") ?? host
+        port = try read.int("port", default: port, in: 0...65_535)
+        dataDirectory = read.string("dataDir") ?? dataDirectory
+        database = read.string("database", isSecret: true)
+        if let database, !(database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")) {
+            throw ConfigurationError(
+                "bad configuration value: \(problems.describe("database")): must be a postgres:// URL, or absent for the embedded SQLite"
+            )
+        }
+        adminKey = read.string("adminKey", isSecret: true)
+        masterKey = read.string("masterKey", isSecret: true)
+        defaultLeaseSeconds = try read.int("leaseSeconds", default: defaultLeaseSeconds, in: 1...315_360_000)
+
+        delivery.maxInFlight = try read.int("delivery.maxInFlight", default: delivery.maxInFlight, in: 1...1_000_000)
+        delivery.retryBase = try read.milliseconds("delivery.retryBaseMs", default: delivery.retryBase)
+        delivery.retryCap = try read.milliseconds("delivery.retryCapMs", default: delivery.retryCap)
+        delivery.circuitBreaker.openFor = try read.milliseconds("delivery.apnsPauseMs", default: delivery.circuitBreaker.openFor)
+        delivery.eventRetention = try read.seconds("delivery.eventRetentionDays", default: delivery.eventRetention, unit: 86_400)
+        delivery.fanOutAttempts = try read.int("delivery.fanOutAttempts", default: delivery.fanOutAttempts, in: 1...1_000)
+        delivery.claimLease = try read.seconds("delivery.claimLeaseSeconds", default: delivery.claimLease)
+
+        quotas.installationsPerUser = try read.int(
+            "quotas.maxInstallationsPerUser", default: quotas.installationsPerUser, in: 1...1_000_000
+        )
+        quotas.enumeratorsPerInstallation = try read.int(
+            "quotas.maxEnumeratorsPerInstallation", default: quotas.enumeratorsPerInstallation, in: 1...1_000_000
+        )
+
+        connections.headerTimeout = try read.seconds("connections.headerTimeout", default: connections.headerTimeout)
+        connections.bodyTimeout = try read.seconds("connections.bodyTimeout", default: connections.bodyTimeout)
+        connections.idleTimeout = try read.seconds("connections.idleTimeout", default: connections.idleTimeout)
+        connections.maxConnections = try read.optionalInt("connections.maxConnections", in: 1...10_000_000)
+
+        let certificate = read.string("tls.certificate") ?? "", key = read.string("tls.key") ?? ""
+        // One without the other is kept, so the start fails and says which is missing.
+        if !certificate.isEmpty || !key.isEmpty { tls = TLSFiles(certificate: certificate, key: key) }
+    }
+}
+
+/// Reads one setting at a time with its range checked; an empty string counts as absent (an exported but
+/// empty environment variable), as before configuration files existed.
+struct SettingsReader {
+    let reader: ConfigReader
+    let problems: ConfigProblems
+
+    func string(_ key: String, isSecret: Bool = false) -> String? {
+        reader.string(forKey: ConfigKey(key), isSecret: isSecret).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func int(_ key: String, default value: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        try optionalInt(key, in: range) ?? value
+    }
+
+    func optionalInt(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard let read = reader.int(forKey: ConfigKey(key)) else { return nil }
+        guard range.contains(read) else {
+            throw ConfigurationError("bad configuration value: \(problems.describe(key)): must be from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return read
+    }
+
+    /// A positive, finite duration of at most ten years (a larger one overflows timers).
+    func seconds(_ key: String, default value: Duration, unit: Double = 1) throws(ConfigurationError) -> Duration {
+        guard let read = reader.double(forKey: ConfigKey(key)) else { return value }
+        let seconds = read * unit
+        guard seconds > 0, seconds <= 315_360_000 else {
+            throw ConfigurationError("bad configuration value: \(problems.describe(key)): must be positive and at most ten years")
+        }
+        return .seconds(seconds)
+    }
+
+    func milliseconds(_ key: String, default value: Duration) throws(ConfigurationError) -> Duration {
+        try optionalInt(key, in: 1...315_360_000_000).map { .milliseconds($0) } ?? value
+    }
+}

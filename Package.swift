@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "SignalboxAPNs", targets: ["SignalboxAPNs"]),
         .library(name: "SignalboxAPNsHTTP2", targets: ["SignalboxAPNsHTTP2"]),
         .library(name: "APNsSimulator", targets: ["APNsSimulator"]),
+        .library(name: "SignalboxClient", targets: ["SignalboxClient"]),
+        .library(name: "SignalboxClientApple", targets: ["SignalboxClientApple"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -73,6 +75,19 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
+        // The app-side SDK: registration sync queue, device credentials, enumerator leases. Foundation only.
+        .target(name: "SignalboxClient", dependencies: ["SignalboxAPI"]),
+        // WidgetKit, PushKit and File Provider glue for SignalboxClient. On Linux it type-checks against
+        // AppleFrameworkStubs (documented signatures only); on Apple platforms it uses the real frameworks.
+        .target(
+            name: "SignalboxClientApple",
+            dependencies: [
+                "SignalboxClient", "SignalboxAPI",
+                .target(name: "AppleFrameworkStubs", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: [.define("SIGNALBOX_APPLE_STUBS", .when(platforms: [.linux]))]
+        ),
+        .target(name: "AppleFrameworkStubs"),
         // Storage protocols, SQLite implementation, migrations.
         .target(
             name: "SignalboxStore",
@@ -109,12 +124,20 @@ let package = Package(
             name: "signalbox",
             dependencies: [
                 "SignalboxAPI", "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer",
-                "SignalboxModel", "SignalboxStore",
+                "SignalboxModel", "SignalboxStore", "SignalboxClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SignalboxClientTests",
+            dependencies: [
+                "SignalboxClient", "SignalboxClientApple", "SignalboxAPI",
+                .target(name: "AppleFrameworkStubs", condition: .when(platforms: [.linux])),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(name: "SignalboxModelTests", dependencies: ["SignalboxModel", "SignalboxAPI", "SignalboxAPNs"]),

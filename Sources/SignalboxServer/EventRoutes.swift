@@ -14,7 +14,8 @@ struct EventRoutes {
         app.post("events") { request, context in
             let appId = try await authorize(request, context)
             var request = request
-            let body = try Validate.event(try await request.decodeJSON(EventRequest.self, limit: dependencies.configuration.bodyLimit))
+            let decoded = try Validate.event(try await request.decodeJSON(EventRequest.self, limit: dependencies.configuration.bodyLimit))
+            let body = try await everyKind(appId: appId, decoded)
             let event = EventRecord(id: RandomID.make(), appId: appId, request: body, createdAt: dependencies.now())
             try await dependencies.store.createEvent(event)
             dependencies.signals.fanOut.signal()
@@ -37,6 +38,23 @@ struct EventRoutes {
             var request = request
             return try await push(appId: appId, try await request.decodeJSON(PushRequest.self, limit: dependencies.configuration.bodyLimit))
         }
+    }
+
+    /// A target without kinds means every kind (`reloadAllTimelines()` / `reloadAllControls()`): the kinds the
+    /// app has registered when the event is accepted. With none registered, the empty kind, which no
+    /// registration can have, so the event is done with nothing matched.
+    private func everyKind(appId: String, _ request: EventRequest) async throws -> EventRequest {
+        var request = request
+        switch request.target {
+        case .widgets(let kinds, let filter) where kinds.isEmpty:
+            let all = try await dependencies.store.registeredKinds(appId: appId, of: .widgets)
+            request.target = .widgets(kinds: all.isEmpty ? [""] : all, configuration: filter)
+        case .controls(let kinds, let filter) where kinds.isEmpty:
+            let all = try await dependencies.store.registeredKinds(appId: appId, of: .controls)
+            request.target = .controls(kinds: all.isEmpty ? [""] : all, configuration: filter)
+        default: break
+        }
+        return request
     }
 
     private func authorize(_ request: Request, _ context: BasicRequestContext) async throws -> String {

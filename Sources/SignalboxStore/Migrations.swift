@@ -114,6 +114,15 @@ enum Migrations {
             // Retention: done and failed events by age.
             "CREATE INDEX events_created ON events (state, created_at)",
         ],
+        [
+            // The client's revision per registration (`installation`, `widgets`, `controls`, `file-provider`,
+            // `enumerator/{domain}/{container}`): an older snapshot that arrives late is refused.
+            """
+            CREATE TABLE registration_revisions (
+                app_id TEXT NOT NULL, installation_id TEXT NOT NULL, resource TEXT NOT NULL, revision BIGINT NOT NULL,
+                PRIMARY KEY (app_id, installation_id, resource))
+            """,
+        ],
     ]
 
     /// Tables that hang off an app besides installations.
@@ -122,6 +131,6 @@ enum Migrations {
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [
         "installation_channels", "widget_tokens", "widgets", "controls", "file_provider_tokens",
-        "file_provider_domains", "enumerators",
+        "file_provider_domains", "enumerators", "registration_revisions",
     ]
 }

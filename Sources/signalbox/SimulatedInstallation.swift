@@ -56,7 +56,7 @@ final class SimulatedInstallation: Sendable {
             let container = object["container-identifier"] as? String
         else { return "\(what) reloaded" }
         let name = container == EnumeratorLeases.workingSet ? "the working set" : container
-        return "\(what): File Provider enumerates changes in \(name)"
+        return "File Provider domain \(object["domain"] as? String ?? "?"): would enumerate changes in \(name)"
     }
 }
 

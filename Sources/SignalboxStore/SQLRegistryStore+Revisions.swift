@@ -78,15 +78,15 @@ extension SQLRegistryStore {
         }
     }
 
-    /// As `moveWidgetToken`, for the control tokens just written by each installation.
+    /// As `moveWidgetToken`, for the control tokens just written by a group of installations: one statement
+    /// per 500 tokens. (Two installations of one group that claim the same token both keep it until a later write.)
     static func moveControlTokens(_ db: any SQLDatabase, appId: String, _ writes: [(installationId: String, tokens: [String])]) async throws {
-        for (installationId, tokens) in writes where !tokens.isEmpty {
-            for tokens in tokens.chunked(500) {
-                try await db.raw("""
-                    DELETE FROM controls WHERE app_id = \(bind: appId) AND push_token IN (\(binds: Array(tokens)))
-                        AND installation_id <> \(bind: installationId)
-                    """).run()
-            }
+        let writers = writes.map(\.installationId)
+        for tokens in writes.flatMap(\.tokens).chunked(500) {
+            try await db.raw("""
+                DELETE FROM controls WHERE app_id = \(bind: appId) AND push_token IN (\(binds: Array(tokens)))
+                    AND installation_id NOT IN (\(binds: writers))
+                """).run()
         }
     }
 

@@ -76,19 +76,3 @@ public final class SyncQueue: Sendable {
         return report
     }
 }
-
-/// What one `sync()` did.
-public struct SyncReport: Sendable, Hashable {
-    /// Keys whose snapshot the server acknowledged, in order.
-    public var acknowledged: [String] = []
-    /// Keys refused for good (400, 403, 404, 413) and failures that may pass.
-    public var errors: [SyncError] = []
-    /// When something will be due next (a retry, a refresh), if anything.
-    public var nextWake: Date?
-}
-
-/// Per-round bookkeeping: a 401 is retried once with a fresh token; a 404 re-sends the installation once.
-struct Round {
-    var refreshedCredentials = false
-    var reinstalled: Set<String> = []
-}

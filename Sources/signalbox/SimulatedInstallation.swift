@@ -59,26 +59,3 @@ final class SimulatedInstallation: Sendable {
         return "File Provider domain \(object["domain"] as? String ?? "?"): would enumerate changes in \(name)"
     }
 }
-
-/// A transport that fails like a device without network while switched off.
-final class NetworkSwitch: HTTPTransport {
-    private let transport: any HTTPTransport
-    let online = Box(true)
-
-    init(_ transport: any HTTPTransport) { self.transport = transport }
-
-    func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
-        guard online.value else { throw URLError(.notConnectedToInternet) }
-        return try await transport.send(request)
-    }
-}
-
-/// A value shared between the command's loop and closures.
-final class Box<Value: Sendable>: Sendable {
-    private let lock: Mutex<Value>
-    init(_ value: Value) { lock = Mutex(value) }
-    var value: Value {
-        get { lock.withLock { $0 } }
-        set { lock.withLock { $0 = newValue } }
-    }
-}

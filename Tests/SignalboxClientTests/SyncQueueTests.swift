@@ -179,3 +179,20 @@ struct SyncQueueTests {
         #expect(try fixture.queue.state().entries["enumerator/acct/folder"] == nil)
     }
 }
+
+/// When nothing can be sent, `nextWake` says so instead of asking to be woken at once.
+struct SyncQueueWakeTests {
+    @Test func aRefusedInstallationHoldsTheOthersWithoutAWakeTime() async throws {
+        let fixture = QueueFixture()
+        fixture.transport.answer { _ in HTTPResponseData(status: 403, body: Data(#"{"error":{"code":"channel_not_allowed","message":"no"}}"#.utf8)) }
+        try fixture.queue.set(QueueFixture.installation)
+        try fixture.queue.set(QueueFixture.controls("c1"))
+        let report = try await fixture.queue.sync()
+        #expect(fixture.transport.sent == ["PUT installation"])
+        #expect(report.errors.map(\.code) == ["channel_not_allowed"])
+        #expect(report.nextWake == nil)
+        fixture.transport.answer { _ in HTTPResponseData(status: 204) }
+        try fixture.queue.set(.installation(InstallationRequest(userId: "u1", channels: [])))
+        #expect(try await fixture.queue.sync().acknowledged == ["installation", "controls"])
+    }
+}

@@ -84,10 +84,25 @@ struct DevicePlayer {
         }
     }
 
-    /// Syncs every installation and prints the pushes that are still arriving.
+    /// Syncs every online installation until nothing is left to send (another process sharing a store may
+    /// hold a key for a while; 30 s at most), then prints the pushes that are still arriving.
     mutating func settle() async throws {
-        for name in order { try await sync(installations[name]!) }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            var pending = false
+            for name in order where installations[name]!.network.online.value {
+                let device = installations[name]!
+                try await sync(device)
+                pending = try pending || Self.hasPending(device)
+            }
+            guard pending else { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         try await run(for: 1)
+    }
+
+    private static func hasPending(_ device: SimulatedInstallation) throws -> Bool {
+        try device.queue.state().entries.values.contains { $0.acknowledgedRevision != $0.revision && $0.refusedRevision != $0.revision }
     }
 
     private mutating func installation(_ name: String) -> SimulatedInstallation {
@@ -113,8 +128,7 @@ struct DevicePlayer {
             for name in order {
                 let device = installations[name]!
                 try await device.leases.value?.renewDue()
-                let due = try device.queue.state().entries.values.contains { !($0.acknowledgedRevision == $0.revision) && $0.refusedRevision != $0.revision }
-                if due, device.network.online.value, try device.queue.state().retryAt.map({ $0 <= Date() }) ?? true { try await sync(device) }
+                if try Self.hasPending(device), device.network.online.value, try device.queue.state().retryAt.map({ $0 <= Date() }) ?? true { try await sync(device) }
             }
             try await readPushes()
             try await Task.sleep(for: .milliseconds(200))

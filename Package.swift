@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "SignalboxAPNs", targets: ["SignalboxAPNs"]),
         .library(name: "SignalboxAPNsHTTP2", targets: ["SignalboxAPNsHTTP2"]),
         .library(name: "APNsSimulator", targets: ["APNsSimulator"]),
+        .library(name: "SignalboxClient", targets: ["SignalboxClient"]),
+        .library(name: "SignalboxClientApple", targets: ["SignalboxClientApple"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -78,7 +80,20 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
-        // Storage protocols, their SQL implementation on SQLite (embedded) and PostgreSQL (scale-out), migrations.
+        // The app-side SDK: registration sync queue, device credentials, enumerator leases. Foundation only.
+        .target(name: "SignalboxClient", dependencies: ["SignalboxAPI"]),
+        // WidgetKit, PushKit and File Provider glue for SignalboxClient. On Linux it type-checks against
+        // AppleFrameworkStubs (documented signatures only); on Apple platforms it uses the real frameworks.
+        .target(
+            name: "SignalboxClientApple",
+            dependencies: [
+                "SignalboxClient", "SignalboxAPI",
+                .target(name: "AppleFrameworkStubs", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: [.define("SIGNALBOX_APPLE_STUBS", .when(platforms: [.linux]))]
+        ),
+        .target(name: "AppleFrameworkStubs"),
+        // The storage ports' SQL implementation on SQLite (embedded) and PostgreSQL (scale-out), migrations.
         .target(
             name: "SignalboxStore",
             dependencies: [
@@ -130,7 +145,7 @@ let package = Package(
             name: "signalbox",
             dependencies: [
                 "SignalboxAPI", "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer",
-                "SignalboxDelivery", "SignalboxModel", "SignalboxStore",
+                "SignalboxDelivery", "SignalboxModel", "SignalboxStore", "SignalboxClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -139,6 +154,14 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SignalboxClientTests",
+            dependencies: [
+                "SignalboxClient", "SignalboxClientApple", "SignalboxAPI",
+                .target(name: "AppleFrameworkStubs", condition: .when(platforms: [.linux])),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(name: "SignalboxModelTests", dependencies: ["SignalboxModel", "SignalboxAPI", "SignalboxAPNs"]),

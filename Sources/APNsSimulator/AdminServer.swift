@@ -7,7 +7,8 @@ import NIOPosix
 
 /// The simulator's HTTP/1.1 admin endpoint, for tests and tools in other processes.
 ///
-/// - `GET /pushes` (optional `?token=`), `GET /pushes/count`, `DELETE /pushes` (also resets stats)
+/// - `GET /pushes` (optional `?token=`, repeatable: a device's tokens; `?after=n`: only pushes whose `sequence`
+///   is above n, so a device polls for what is new), `GET /pushes/count`, `DELETE /pushes` (also resets stats)
 /// - `POST /tokens/{hex}/unregister` with optional `{"timestamp": <ms>}`
 /// - `POST /tokens/{hex}/bind` with `{"topic": "…"}`
 /// - `POST /keys` with `{"keyId": "…", "teamId": "…", "publicKey": "<PEM>"}`
@@ -60,8 +61,10 @@ final class AdminHandler: ChannelInboundHandler {
         let token = path.count == 3 && path[0] == "tokens" ? path[1] : ""
         switch (head.method, path.joined(separator: "/").replacingOccurrences(of: "tokens/\(token)/", with: "tokens/*/")) {
         case (.GET, "pushes"):
-            let wanted = components?.queryItems?.first { $0.name == "token" }?.value?.lowercased()
-            let pushes = ledger.accepted.filter { wanted == nil || $0.token == wanted }
+            let items = components?.queryItems ?? []
+            let wanted = Set(items.filter { $0.name == "token" }.compactMap { $0.value?.lowercased() })
+            let after = items.first { $0.name == "after" }?.value.flatMap { Int($0) } ?? 0
+            let pushes = ledger.accepted.filter { (wanted.isEmpty || wanted.contains($0.token)) && $0.sequence > after }
             return (.ok, encode(pushes))
         case (.GET, "pushes/count"):
             return (.ok, encode(["count": ledger.acceptedCount]))

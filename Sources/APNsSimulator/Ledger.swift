@@ -87,6 +87,8 @@ final class Ledger: Sendable {
             case .accepted(let push):
                 state.acceptedCount += 1
                 if state.accepted.count >= recordLimit { state.accepted.removeFirst(max(1, recordLimit / 10)) }
+                var push = push
+                push.sequence = state.acceptedCount
                 state.accepted.append(push)
             case .rejected(_, let reason, _):
                 state.stats.rejected[reason.rawValue, default: 0] += 1

@@ -135,11 +135,15 @@ public struct ErrorResponse: Sendable, Hashable, Codable {
     public struct Detail: Sendable, Hashable, Codable {
         public var code: String
         public var message: String
+        /// With `stale_revision` (409): the revision the server holds, newer than the one sent.
+        public var currentRevision: Int64?
     }
 
     public var error: Detail
 
-    public init(code: String, message: String) { error = Detail(code: code, message: message) }
+    public init(code: String, message: String, currentRevision: Int64? = nil) {
+        error = Detail(code: code, message: message, currentRevision: currentRevision)
+    }
 }
 
 /// `PUT /v1/apps/{appId}/delivery` and its answer: per push type (`widgets`, `controls`, `fileprovider`), the

@@ -1,8 +1,8 @@
 /// What changed: which widgets, controls or File Provider container should reload.
 public enum EventTarget: Sendable, Hashable, Codable {
-    /// Widgets of these kinds whose configuration matches the filter.
+    /// Widgets of these kinds (every kind when empty) whose configuration matches the filter.
     case widgets(kinds: [String], configuration: [String: JSONValue]?)
-    /// Controls of these kinds whose configuration matches the filter.
+    /// Controls of these kinds (every kind when empty) whose configuration matches the filter.
     case controls(kinds: [String], configuration: [String: JSONValue]?)
     /// A container of a File Provider domain (`NSFileProviderWorkingSetContainerItemIdentifier` for the working set).
     case fileProvider(domain: String, container: String)
@@ -20,7 +20,8 @@ public enum EventTarget: Sendable, Hashable, Codable {
         init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self)
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            kinds = try container.decode([String].self, forKey: .kinds)
+            // No kinds (or none listed) means every kind: `reloadAllTimelines()` / `reloadAllControls()`.
+            kinds = try container.decodeIfPresent([String].self, forKey: .kinds) ?? []
             configuration = try container.decodeIfPresent([String: JSONValue].self, forKey: .configuration)
         }
     }

@@ -6,14 +6,17 @@ public struct InstallationRequest: Sendable, Hashable, Codable {
     public var channels: [String]
     /// `sandbox` or `production`; the app's default when absent.
     public var environment: String?
+    /// The client's revision of this snapshot; see `Revision`.
+    public var revision: Int64?
 
-    public init(userId: String? = nil, channels: [String] = [], environment: String? = nil) {
+    public init(userId: String? = nil, channels: [String] = [], environment: String? = nil, revision: Int64? = nil) {
         self.userId = userId
         self.channels = channels
         self.environment = environment
+        self.revision = revision
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case userId, channels, environment }
+    enum CodingKeys: String, CodingKey, CaseIterable { case userId, channels, environment, revision }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -21,6 +24,7 @@ public struct InstallationRequest: Sendable, Hashable, Codable {
         userId = try container.decodeIfPresent(String.self, forKey: .userId)
         channels = try container.decodeIfPresent([String].self, forKey: .channels) ?? []
         environment = try container.decodeIfPresent(String.self, forKey: .environment)
+        revision = try container.decodeIfPresent(Int64.self, forKey: .revision)
     }
 }
 
@@ -51,19 +55,23 @@ public struct Widget: Sendable, Hashable, Codable {
 public struct WidgetsRequest: Sendable, Hashable, Codable {
     public var pushToken: String
     public var widgets: [Widget]
+    /// The client's revision of this snapshot; see `Revision`.
+    public var revision: Int64?
 
-    public init(pushToken: String, widgets: [Widget]) {
+    public init(pushToken: String, widgets: [Widget], revision: Int64? = nil) {
         self.pushToken = pushToken
         self.widgets = widgets
+        self.revision = revision
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case pushToken, widgets }
+    enum CodingKeys: String, CodingKey, CaseIterable { case pushToken, widgets, revision }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         pushToken = try container.decode(String.self, forKey: .pushToken)
         widgets = try container.decode([Widget].self, forKey: .widgets)
+        revision = try container.decodeIfPresent(Int64.self, forKey: .revision)
     }
 }
 
@@ -93,14 +101,21 @@ public struct Control: Sendable, Hashable, Codable {
 /// `PUT .../controls`: every push-enabled control; replaces the set.
 public struct ControlsRequest: Sendable, Hashable, Codable {
     public var controls: [Control]
+    /// The client's revision of this snapshot; see `Revision`.
+    public var revision: Int64?
 
-    public init(controls: [Control]) { self.controls = controls }
+    public init(controls: [Control], revision: Int64? = nil) {
+        self.controls = controls
+        self.revision = revision
+    }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case controls }
+    enum CodingKeys: String, CodingKey, CaseIterable { case controls, revision }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
-        controls = try decoder.container(keyedBy: CodingKeys.self).decode([Control].self, forKey: .controls)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        controls = try container.decode([Control].self, forKey: .controls)
+        revision = try container.decodeIfPresent(Int64.self, forKey: .revision)
     }
 }
 
@@ -128,33 +143,44 @@ public struct FileProviderDomain: Sendable, Hashable, Codable {
 public struct FileProviderRequest: Sendable, Hashable, Codable {
     public var pushToken: String
     public var domains: [FileProviderDomain]
+    /// The client's revision of this snapshot; see `Revision`.
+    public var revision: Int64?
 
-    public init(pushToken: String, domains: [FileProviderDomain]) {
+    public init(pushToken: String, domains: [FileProviderDomain], revision: Int64? = nil) {
         self.pushToken = pushToken
         self.domains = domains
+        self.revision = revision
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case pushToken, domains }
+    enum CodingKeys: String, CodingKey, CaseIterable { case pushToken, domains, revision }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         pushToken = try container.decode(String.self, forKey: .pushToken)
         domains = try container.decode([FileProviderDomain].self, forKey: .domains)
+        revision = try container.decodeIfPresent(Int64.self, forKey: .revision)
     }
 }
 
 /// `PUT .../enumerators/{containerId}`: an enumerator is live for `leaseSeconds` (server default when absent).
 public struct EnumeratorRequest: Sendable, Hashable, Codable {
     public var leaseSeconds: Int?
+    /// The client's revision of this enumerator (shared with its `DELETE`'s `?revision=`); see `Revision`.
+    public var revision: Int64?
 
-    public init(leaseSeconds: Int? = nil) { self.leaseSeconds = leaseSeconds }
+    public init(leaseSeconds: Int? = nil, revision: Int64? = nil) {
+        self.leaseSeconds = leaseSeconds
+        self.revision = revision
+    }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case leaseSeconds }
+    enum CodingKeys: String, CodingKey, CaseIterable { case leaseSeconds, revision }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
-        leaseSeconds = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Int.self, forKey: .leaseSeconds)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        leaseSeconds = try container.decodeIfPresent(Int.self, forKey: .leaseSeconds)
+        revision = try container.decodeIfPresent(Int64.self, forKey: .revision)
     }
 }
 

@@ -105,7 +105,7 @@ public enum FanOutPlanner {
     }
 
     private static func matches(_ candidate: FanOutCandidate, kinds: [String], filter: [String: JSONValue]?) -> Bool {
-        candidate.entries.contains { kinds.contains($0.kind) && $0.configuration.matches(filter: filter ?? [:]) }
+        candidate.entries.contains { (kinds.isEmpty || kinds.contains($0.kind)) && $0.configuration.matches(filter: filter ?? [:]) }
     }
 
     /// `{"container-identifier": …, "domain": …}`, as `Payload` builds it, as text for the outbox.

@@ -13,8 +13,9 @@ extension Validate {
         switch request.target {
         case .widgets(let kinds, let filter), .controls(let kinds, let filter):
             let name = if case .widgets = request.target { "target.widgets" } else { "target.controls" }
-            guard !kinds.isEmpty, kinds.count <= Limits.eventKinds else {
-                throw ValidationError(field: "\(name).kinds", "must list 1 to \(Limits.eventKinds) kinds")
+            // No kinds means every kind (the server-side `reloadAllTimelines()` / `reloadAllControls()`).
+            guard kinds.count <= Limits.eventKinds else {
+                throw ValidationError(field: "\(name).kinds", "must list at most \(Limits.eventKinds) kinds (none: every kind)")
             }
             for (index, kind) in kinds.enumerated() { try identifier(kind, field: "\(name).kinds[\(index)]", limit: Limits.kindLength) }
             if let filter { try configuration(.object(filter), field: "\(name).configuration") }

@@ -11,17 +11,20 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
     public var status: HTTPResponse.Status
     public var code: String
     public var message: String
+    /// With `stale_revision`: the revision the server holds, so the client can tell its snapshot was superseded.
+    public var currentRevision: Int64?
 
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, currentRevision: Int64? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.currentRevision = currentRevision
     }
 
     public var description: String { "\(status.code) \(code): \(message)" }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response.json(ErrorResponse(code: code, message: message), status: status)
+        Response.json(ErrorResponse(code: code, message: message, currentRevision: currentRevision), status: status)
     }
 
     static func invalid(_ error: ValidationError) -> APIError { APIError(.badRequest, "invalid_field", error.description) }
@@ -39,7 +42,8 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
         case let error as StoreError where error.code == .notFound:
             return notFound(error.message)
         case let error as StoreError where error.code == .conflict:
-            return APIError(.conflict, "conflict", error.message)
+            guard let current = error.currentRevision else { return APIError(.conflict, "conflict", error.message) }
+            return APIError(.conflict, "stale_revision", error.message, currentRevision: current)
         case let error as StoreError where error.code == .quotaExceeded:
             return APIError(.forbidden, "quota_exceeded", error.message)
         case is HTTPParserError:
@@ -65,7 +69,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if apiError.status == .internalServerError {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             }
-            return Response.json(ErrorResponse(code: apiError.code, message: apiError.message), status: apiError.status)
+            let body = ErrorResponse(code: apiError.code, message: apiError.message, currentRevision: apiError.currentRevision)
+            return Response.json(body, status: apiError.status)
         }
     }
 }

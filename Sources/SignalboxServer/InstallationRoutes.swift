@@ -25,22 +25,31 @@ struct InstallationRoutes {
         installation.put("widgets") { request, context in
             let (appId, installationId) = try await authorizeOwner(request, context)
             var request = request
-            let registration = try Validate.widgets(try await request.decodeJSON(WidgetsRequest.self, limit: limit))
-            try await dependencies.store.putWidgets(appId: appId, installationId: installationId, registration, now: dependencies.now())
+            let body = try await request.decodeJSON(WidgetsRequest.self, limit: limit)
+            let registration = try Validate.widgets(body)
+            try await dependencies.store.putWidgets(
+                appId: appId, installationId: installationId, registration, now: dependencies.now(), revision: try Validate.revision(body.revision)
+            )
             return Response(status: .noContent)
         }
         installation.put("controls") { request, context in
             let (appId, installationId) = try await authorizeOwner(request, context)
             var request = request
-            let controls = try Validate.controls(try await request.decodeJSON(ControlsRequest.self, limit: limit))
-            try await dependencies.store.putControls(appId: appId, installationId: installationId, controls, now: dependencies.now())
+            let body = try await request.decodeJSON(ControlsRequest.self, limit: limit)
+            let controls = try Validate.controls(body)
+            try await dependencies.store.putControls(
+                appId: appId, installationId: installationId, controls, now: dependencies.now(), revision: try Validate.revision(body.revision)
+            )
             return Response(status: .noContent)
         }
         installation.put("file-provider") { request, context in
             let (appId, installationId) = try await authorizeOwner(request, context)
             var request = request
-            let registration = try Validate.fileProvider(try await request.decodeJSON(FileProviderRequest.self, limit: limit))
-            try await dependencies.store.putFileProvider(appId: appId, installationId: installationId, registration, now: dependencies.now())
+            let body = try await request.decodeJSON(FileProviderRequest.self, limit: limit)
+            let registration = try Validate.fileProvider(body)
+            try await dependencies.store.putFileProvider(
+                appId: appId, installationId: installationId, registration, now: dependencies.now(), revision: try Validate.revision(body.revision)
+            )
             return Response(status: .noContent)
         }
         let enumerator = installation.group("file-provider/domains/:domainId/enumerators/:containerId")
@@ -54,14 +63,18 @@ struct InstallationRoutes {
             let lease = Enumerator(domain: domain, container: container, expiresAt: now.addingTimeInterval(Double(seconds)))
             // Only device writes count against the quota; the app's server is not limited.
             let maxLive = principal.isDevice ? dependencies.configuration.quotas.enumeratorsPerInstallation : nil
-            try await dependencies.store.putEnumerator(appId: appId, installationId: installationId, lease, now: now, maxLive: maxLive)
+            try await dependencies.store.putEnumerator(
+                appId: appId, installationId: installationId, lease, now: now, maxLive: maxLive, revision: try Validate.revision(body.revision)
+            )
             return Response.json(EnumeratorLease(domain: domain, container: container, expiresAt: lease.expiresAt))
         }
         enumerator.delete { request, context in
             let (appId, installationId) = try await authorizeOwner(request, context)
             let (domain, container) = try enumeratorPath(context)
+            let revision = try Validate.revision(query: request.uri.queryParameters["revision"].map(String.init))
             _ = try await dependencies.store.deleteEnumerator(
-                appId: appId, installationId: installationId, domain: domain, container: container, now: dependencies.now()
+                appId: appId, installationId: installationId, domain: domain, container: container, now: dependencies.now(),
+                revision: revision
             )
             return Response(status: .noContent)
         }
@@ -76,7 +89,9 @@ struct InstallationRoutes {
         guard let app = try await dependencies.apps.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
         guard case .device(_, let userId, let allowedChannels) = principal else {
             let installation = try Validate.installation(body, id: installationId, defaultEnvironment: app.environment)
-            try await dependencies.store.putInstallation(appId: appId, installation, now: dependencies.now())
+            try await dependencies.store.putInstallation(
+                appId: appId, installation, now: dependencies.now(), maxPerUser: nil, revision: try Validate.revision(body.revision)
+            )
             return Response(status: .noContent)
         }
         if body.userId == nil { body.userId = userId }
@@ -93,7 +108,8 @@ struct InstallationRoutes {
             throw APIError(.forbidden, "channel_not_allowed", "channel \(channel) is not in the device token's channels claim")
         }
         try await dependencies.store.putInstallation(
-            appId: appId, installation, now: dependencies.now(), maxPerUser: dependencies.configuration.quotas.installationsPerUser
+            appId: appId, installation, now: dependencies.now(), maxPerUser: dependencies.configuration.quotas.installationsPerUser,
+            revision: try Validate.revision(body.revision)
         )
         return Response(status: .noContent)
     }

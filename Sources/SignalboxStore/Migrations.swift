@@ -126,6 +126,15 @@ enum Migrations {
                 issued_at BIGINT NOT NULL, PRIMARY KEY (team_id, key_id, fingerprint))
             """,
         ],
+        [
+            // The client's revision per registration (`installation`, `widgets`, `controls`, `file-provider`,
+            // `enumerator/{domain}/{container}`): an older snapshot that arrives late is refused.
+            """
+            CREATE TABLE registration_revisions (
+                app_id TEXT NOT NULL, installation_id TEXT NOT NULL, resource TEXT NOT NULL, revision BIGINT NOT NULL,
+                PRIMARY KEY (app_id, installation_id, resource))
+            """,
+        ],
     ]
 
     /// Tables that hang off an app besides installations.
@@ -134,6 +143,6 @@ enum Migrations {
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [
         "installation_channels", "widget_tokens", "widgets", "controls", "file_provider_tokens",
-        "file_provider_domains", "enumerators",
+        "file_provider_domains", "enumerators", "registration_revisions",
     ]
 }

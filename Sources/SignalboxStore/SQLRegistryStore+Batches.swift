@@ -71,7 +71,7 @@ extension SQLRegistryStore {
 
     /// Replaces one app's controls per installation (the last write to an installation wins); an unchanged
     /// set only renews its tokens' `token_seen_at`. - Returns: the installations that do not exist.
-    private static func putControls(_ db: any SQLDatabase, appId: String, _ writes: [ControlsWrite]) async throws -> Set<String> {
+    static func putControls(_ db: any SQLDatabase, appId: String, _ writes: [ControlsWrite]) async throws -> Set<String> {
         var missing: Set<String> = []
         for chunk in lastWriteWins(writes, id: \.installationId).chunked(100) {
             let ids = chunk.map(\.installationId)
@@ -118,6 +118,7 @@ extension SQLRegistryStore {
                     VALUES \(rows.joined(separator: ", "))
                     """).run()
             }
+            try await moveControlTokens(db, appId: appId, changed.map { ($0.installationId, $0.controls.map(\.pushToken)) })
             try await db.raw("""
                 UPDATE installations SET last_seen_at = \(bind: now) WHERE app_id = \(bind: appId) AND installation_id IN (\(binds: found.map(\.installationId)))
                 """).run()

@@ -138,9 +138,9 @@ extension SQLRegistryStore: DeliveryStore {
         let same = "app_id = i.app_id AND installation_id = i.installation_id"
         switch event.request.target {
         case .widgets(let kinds, _):
-            query += " AND EXISTS (SELECT 1 FROM widgets WHERE \(unsafeRaw: same) AND kind IN (\(binds: kinds)) LIMIT 1)"
+            query += " AND EXISTS (SELECT 1 FROM widgets WHERE \(unsafeRaw: same)\(Self.kinds(kinds)) LIMIT 1)"
         case .controls(let kinds, _):
-            query += " AND EXISTS (SELECT 1 FROM controls WHERE \(unsafeRaw: same) AND kind IN (\(binds: kinds)) LIMIT 1)"
+            query += " AND EXISTS (SELECT 1 FROM controls WHERE \(unsafeRaw: same)\(Self.kinds(kinds)) LIMIT 1)"
         case .fileProvider(let domain, _):
             query += " AND EXISTS (SELECT 1 FROM file_provider_domains WHERE \(unsafeRaw: same) AND domain_id = \(bind: domain) LIMIT 1)"
         }
@@ -163,7 +163,7 @@ extension SQLRegistryStore: DeliveryStore {
         case .controls(let kinds, let filter):
             let rows = try await db.raw("""
                 SELECT installation_id, kind, configuration, push_token FROM controls
-                WHERE app_id = \(bind: app) AND installation_id IN (\(binds: ids)) AND kind IN (\(binds: kinds))
+                WHERE app_id = \(bind: app) AND installation_id IN (\(binds: ids))\(Self.kinds(kinds))
                 ORDER BY installation_id, position
                 """).all()
             return try rows.map { row in
@@ -178,7 +178,7 @@ extension SQLRegistryStore: DeliveryStore {
             let rows = try await db.raw("""
                 SELECT t.installation_id, t.push_token, w.kind, w.configuration FROM widget_tokens t
                 JOIN widgets w ON w.app_id = t.app_id AND w.installation_id = t.installation_id
-                WHERE t.app_id = \(bind: app) AND t.installation_id IN (\(binds: ids)) AND w.kind IN (\(binds: kinds))
+                WHERE t.app_id = \(bind: app) AND t.installation_id IN (\(binds: ids))\(Self.kinds(kinds, column: "w.kind"))
                 ORDER BY t.installation_id, w.position
                 """).all()
             var byInstallation: [(id: String, token: String, entries: [(kind: String, configuration: JSONValue)])] = []
@@ -215,6 +215,11 @@ extension SQLRegistryStore: DeliveryStore {
                 )
             }
         }
+    }
+
+    /// The condition on the kind column: none for a target without kinds (every kind).
+    private static func kinds(_ kinds: [String], column: String = "kind") -> SQLQueryString {
+        kinds.isEmpty ? "" : " AND \(unsafeRaw: column) IN (\(binds: kinds))"
     }
 
     /// A registration's configuration; parsed only when the event filters on it.

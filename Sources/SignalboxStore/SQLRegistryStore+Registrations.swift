@@ -59,8 +59,9 @@ extension SQLRegistryStore {
         }
     }
 
-    public func putWidgets(appId: String, installationId: String, _ registration: WidgetRegistration, now: Date) async throws {
-        try await writeRegistration(appId: appId, installationId: installationId, now: now) { db, key in
+    public func putWidgets(appId: String, installationId: String, _ registration: WidgetRegistration, now: Date, revision: Int64?) async throws {
+        let claim = revision.map { RevisionClaim(resource: "widgets", revision: $0) }
+        try await writeRegistration(appId: appId, installationId: installationId, now: now, claim: claim) { db, key in
             if try await Self.widgets(db, key: key) == registration {
                 try await db.raw("UPDATE widget_tokens SET token_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
                 return
@@ -71,6 +72,7 @@ extension SQLRegistryStore {
                 INSERT INTO widget_tokens (app_id, installation_id, push_token, token_seen_at)
                 VALUES (\(bind: appId), \(bind: installationId), \(bind: registration.pushToken), \(bind: now.milliseconds))
                 """).run()
+            try await Self.moveWidgetToken(db, appId: appId, to: installationId, token: registration.pushToken)
             let rows = registration.widgets.enumerated().map { position, widget -> SQLQueryString in
                 """
                 (\(bind: appId), \(bind: installationId), \(bind: position), \(bind: widget.kind), \(bind: widget.family),
@@ -83,8 +85,9 @@ extension SQLRegistryStore {
         }
     }
 
-    public func putFileProvider(appId: String, installationId: String, _ registration: FileProviderRegistration, now: Date) async throws {
-        try await writeRegistration(appId: appId, installationId: installationId, now: now) { db, key in
+    public func putFileProvider(appId: String, installationId: String, _ registration: FileProviderRegistration, now: Date, revision: Int64?) async throws {
+        let claim = revision.map { RevisionClaim(resource: "file-provider", revision: $0) }
+        try await writeRegistration(appId: appId, installationId: installationId, now: now, claim: claim) { db, key in
             if try await Self.fileProvider(db, key: key) == registration {
                 try await db.raw("UPDATE file_provider_tokens SET token_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
                 return
@@ -95,6 +98,7 @@ extension SQLRegistryStore {
                 INSERT INTO file_provider_tokens (app_id, installation_id, push_token, token_seen_at)
                 VALUES (\(bind: appId), \(bind: installationId), \(bind: registration.pushToken), \(bind: now.milliseconds))
                 """).run()
+            try await Self.moveFileProviderToken(db, appId: appId, to: installationId, token: registration.pushToken)
             for domain in registration.domains {
                 try await db.raw("""
                     INSERT INTO file_provider_domains (app_id, installation_id, domain_id, replicated)
@@ -108,8 +112,9 @@ extension SQLRegistryStore {
         }
     }
 
-    public func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date, maxLive: Int?) async throws {
-        try await writeRegistration(appId: appId, installationId: installationId, now: now) { db, key in
+    public func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date, maxLive: Int?, revision: Int64?) async throws {
+        let claim = revision.map { RevisionClaim.enumerator(domain: enumerator.domain, container: enumerator.container, revision: $0) }
+        try await writeRegistration(appId: appId, installationId: installationId, now: now, claim: claim) { db, key in
             guard try await db.raw("""
                 SELECT domain_id FROM file_provider_domains WHERE \(unsafeRaw: key) AND domain_id = \(bind: enumerator.domain)
                 """).first() != nil
@@ -137,13 +142,18 @@ extension SQLRegistryStore {
         }
     }
 
-    public func deleteEnumerator(appId: String, installationId: String, domain: String, container: String, now: Date) async throws -> Bool {
+    public func deleteEnumerator(
+        appId: String, installationId: String, domain: String, container: String, now: Date, revision: Int64?
+    ) async throws -> Bool {
         try await transaction { db in
             let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(installationId.sqlLiteral)"
+            let claim = revision.map { RevisionClaim.enumerator(domain: domain, container: container, revision: $0) }
+            if let claim { try await Self.checkRevision(db, key: key, claim) }
             let match = "\(key) AND domain_id = \(domain.sqlLiteral) AND container_id = \(container.sqlLiteral)"
             let existed = try await db.raw("SELECT expires_at FROM enumerators WHERE \(unsafeRaw: match)").first() != nil
             try await db.raw("DELETE FROM enumerators WHERE \(unsafeRaw: match)").run()
             try await db.raw("UPDATE installations SET last_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
+            if let claim { try await Self.recordRevision(db, appId: appId, installationId: installationId, claim) }
             return existed
         }
     }
@@ -157,12 +167,16 @@ extension SQLRegistryStore {
         }
     }
 
-    public func putInstallation(appId: String, _ installation: Installation, now: Date, maxPerUser: Int) async throws {
+    public func putInstallation(appId: String, _ installation: Installation, now: Date, maxPerUser: Int?, revision: Int64?) async throws {
+        guard maxPerUser != nil || revision != nil else { return try await putInstallation(appId: appId, installation, now: now) }
         let write = InstallationWrite(appId: appId, installation: installation, now: now)
+        let claim = revision.map { RevisionClaim(resource: "installation", revision: $0) }
+        let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(installation.id.sqlLiteral)"
         // Through the registration group: each write runs alone in the group's transaction, so the count
         // below sees the writes committed before it and concurrent requests cannot pass the limit together.
         try await submitRegistration { db in
-            if let userId = installation.userId,
+            if let claim { try await Self.checkRevision(db, key: key, claim) }
+            if let maxPerUser, let userId = installation.userId,
                 try await db.raw("""
                     SELECT app_id FROM installations WHERE app_id = \(bind: appId) AND installation_id = \(bind: installation.id)
                     """).first() == nil
@@ -175,12 +189,14 @@ extension SQLRegistryStore {
                 }
             }
             try await Self.putInstallations(db, appId: appId, [write])
+            if let claim { try await Self.recordRevision(db, appId: appId, installationId: installation.id, claim) }
         }
     }
 
     /// Runs a registration write for an existing installation and marks it seen.
+    /// A `claim` older than the stored revision refuses the write before it changes anything.
     private func writeRegistration(
-        appId: String, installationId: String, now: Date,
+        appId: String, installationId: String, now: Date, claim: RevisionClaim? = nil,
         _ body: @escaping @Sendable (any SQLDatabase, String) async throws -> Void
     ) async throws {
         let write: RegistrationWrite = { db in
@@ -188,14 +204,16 @@ extension SQLRegistryStore {
             guard try await db.raw("SELECT app_id FROM installations WHERE \(unsafeRaw: key)").first() != nil else {
                 throw StoreError(.notFound, "installation \(installationId) is not registered; PUT it first")
             }
+            if let claim { try await Self.checkRevision(db, key: key, claim) }
             try await body(db, key)
+            if let claim { try await Self.recordRevision(db, appId: appId, installationId: installationId, claim) }
             try await db.raw("UPDATE installations SET last_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
         }
         try await submitRegistration(write)
     }
 
     /// Commits a registration write with the others of its group; one refused with a `StoreError` fails alone.
-    private func submitRegistration(_ write: @escaping RegistrationWrite) async throws {
+    func submitRegistration(_ write: @escaping RegistrationWrite) async throws {
         try await registrationWrites.submit(write) { writes in
             try await self.transaction { db in
                 var failures: [Int: any Error] = [:]

@@ -36,7 +36,11 @@ import Testing
                  "--apns-host", "127.0.0.1", "--apns-port", apnsPort, "--apns-ca", directory + "/ca.pem"],
                 environment: [
                     "SIGNALBOX_ADMIN_KEY": adminKey, "SIGNALBOX_MASTER_KEY": masterKey,
-                    "SIGNALBOX_MAX_IN_FLIGHT": "\(Self.maxInFlight)", "SIGNALBOX_CLAIM_LEASE_SECONDS": "3",
+                    // Short leases so a killed instance's claims come back within the test; long enough that a live
+                    // instance under load keeps its own (3 s was not: answers were recorded after the lease ended).
+                    "SIGNALBOX_MAX_IN_FLIGHT": "\(Self.maxInFlight)", "SIGNALBOX_CLAIM_LEASE_SECONDS": "20",
+                    // Small pages, so the fan-out lasts long enough to be killed in the middle of it.
+                    "SIGNALBOX_FAN_OUT_BATCH": "100",
                 ]
             )
             do {
@@ -85,8 +89,8 @@ import Testing
         func status() async throws -> [String: Any] {
             try await secondAPI.call("GET", "/v1/apps/\(appId)/events/\(eventId)", key: serverKey).json as? [String: Any] ?? [:]
         }
-        // Kill 1: the first instance, while the event is being fanned out (pushes are arriving, not all planned).
-        while try await CrashTests.acceptedCount(admin) < 200 { try await Task.sleep(for: .milliseconds(5)) }
+        // Kill 1: the first instance (which was sent the event), while the event is being fanned out.
+        while try await status()["matched"] as? Int ?? 0 < 2_000 { try await Task.sleep(for: .milliseconds(5)) }
         first.kill()
         let planned = try await status()["matched"] as? Int ?? 0
         print("multi.kill1_matched=\(planned) of \(total)")
@@ -100,7 +104,7 @@ import Testing
         (second, secondAPI) = try await start("b")
 
         var final: [String: Any] = [:]
-        let deadline = ContinuousClock.now + .seconds(180)
+        let deadline = ContinuousClock.now + .seconds(300)
         while final["state"] as? String != "done", ContinuousClock.now < deadline {
             final = try await status()
             try await Task.sleep(for: .milliseconds(100))
@@ -115,8 +119,9 @@ import Testing
         let expected = Set((0..<Self.installations).flatMap { installation in (0..<Self.controlsEach).map { CrashTests.token(installation, $0) } })
         #expect(Set(received.keys) == expected, "every token received its push")
         let duplicates = received.values.reduce(0) { $0 + $1 - 1 }
-        print("multi.duplicates_after_two_kills=\(duplicates) pushes (bound \(2 * Self.maxInFlight))")
-        // Only what was in flight in a killed process (at most SIGNALBOX_MAX_IN_FLIGHT each time) may be sent twice.
-        #expect(duplicates <= 2 * Self.maxInFlight)
+        print("multi.duplicates_after_two_kills=\(duplicates) pushes (bound \(4 * Self.maxInFlight))")
+        // Only what a killed process had sent but not recorded may be sent twice: in flight (at most
+        // SIGNALBOX_MAX_IN_FLIGHT) or answered and waiting for the next 20 ms recording, at each of the two kills.
+        #expect(duplicates <= 4 * Self.maxInFlight)
     }
 }

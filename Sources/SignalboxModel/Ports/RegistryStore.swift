@@ -25,8 +25,9 @@ public protocol RegistryStore: Sendable {
 
     func putInstallation(appId: String, _ installation: Installation, now: Date) async throws
     /// As `putInstallation`, but a new installation is refused with `StoreError.quotaExceeded` when its user
-    /// already has `maxPerUser` installations (checked in the write's transaction).
-    func putInstallation(appId: String, _ installation: Installation, now: Date, maxPerUser: Int) async throws
+    /// already has `maxPerUser` installations (checked in the write's transaction), and a `revision` older than
+    /// the stored one is refused with `StoreError.conflict` carrying `currentRevision` (see `Revision`).
+    func putInstallation(appId: String, _ installation: Installation, now: Date, maxPerUser: Int?, revision: Int64?) async throws
     /// The installation's owner: `nil` when it does not exist, `.some(nil)` when it has no user.
     func installationUser(appId: String, id: String) async throws -> String??
     /// Everything registered for the installation; expired enumerators are left out.
@@ -34,16 +35,20 @@ public protocol RegistryStore: Sendable {
     func deleteInstallation(appId: String, id: String) async throws -> Bool
 
     /// - Throws: `StoreError.notFound` when the installation does not exist.
-    func putWidgets(appId: String, installationId: String, _ registration: WidgetRegistration, now: Date) async throws
+    /// A token held by another installation of the app moves here. An older `revision` throws `StoreError.conflict`.
+    func putWidgets(appId: String, installationId: String, _ registration: WidgetRegistration, now: Date, revision: Int64?) async throws
     /// Replaces the controls; a token missing from the list is gone. - Throws: `StoreError.notFound`.
-    func putControls(appId: String, installationId: String, _ controls: [Control], now: Date) async throws
+    /// A token held by another installation of the app moves here. An older `revision` throws `StoreError.conflict`.
+    func putControls(appId: String, installationId: String, _ controls: [Control], now: Date, revision: Int64?) async throws
     /// - Throws: `StoreError.notFound` when the installation does not exist.
-    func putFileProvider(appId: String, installationId: String, _ registration: FileProviderRegistration, now: Date) async throws
+    /// A token held by another installation of the app moves here. An older `revision` throws `StoreError.conflict`.
+    func putFileProvider(appId: String, installationId: String, _ registration: FileProviderRegistration, now: Date, revision: Int64?) async throws
     /// Starts or renews an enumerator lease; a new one is refused with `StoreError.quotaExceeded` when the
     /// installation already has `maxLive` live ones (`nil`: no limit).
     /// - Throws: `StoreError.notFound` for an unknown installation or domain.
-    func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date, maxLive: Int?) async throws
-    func deleteEnumerator(appId: String, installationId: String, domain: String, container: String, now: Date) async throws -> Bool
+    /// The enumerator's PUT and DELETE share one revision; an older one throws `StoreError.conflict`.
+    func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date, maxLive: Int?, revision: Int64?) async throws
+    func deleteEnumerator(appId: String, installationId: String, domain: String, container: String, now: Date, revision: Int64?) async throws -> Bool
     /// Removes leases that ended before `now`. - Returns: how many.
     func deleteExpiredEnumerators(now: Date) async throws -> Int
 }
@@ -51,7 +56,31 @@ public protocol RegistryStore: Sendable {
 extension RegistryStore {
     /// Starts or renews an enumerator lease, without a limit.
     public func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date) async throws {
-        try await putEnumerator(appId: appId, installationId: installationId, enumerator, now: now, maxLive: nil)
+        try await putEnumerator(appId: appId, installationId: installationId, enumerator, now: now, maxLive: nil, revision: nil)
+    }
+
+    public func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date, maxLive: Int?) async throws {
+        try await putEnumerator(appId: appId, installationId: installationId, enumerator, now: now, maxLive: maxLive, revision: nil)
+    }
+
+    public func putInstallation(appId: String, _ installation: Installation, now: Date, maxPerUser: Int) async throws {
+        try await putInstallation(appId: appId, installation, now: now, maxPerUser: maxPerUser, revision: nil)
+    }
+
+    public func putWidgets(appId: String, installationId: String, _ registration: WidgetRegistration, now: Date) async throws {
+        try await putWidgets(appId: appId, installationId: installationId, registration, now: now, revision: nil)
+    }
+
+    public func putControls(appId: String, installationId: String, _ controls: [Control], now: Date) async throws {
+        try await putControls(appId: appId, installationId: installationId, controls, now: now, revision: nil)
+    }
+
+    public func putFileProvider(appId: String, installationId: String, _ registration: FileProviderRegistration, now: Date) async throws {
+        try await putFileProvider(appId: appId, installationId: installationId, registration, now: now, revision: nil)
+    }
+
+    public func deleteEnumerator(appId: String, installationId: String, domain: String, container: String, now: Date) async throws -> Bool {
+        try await deleteEnumerator(appId: appId, installationId: installationId, domain: domain, container: container, now: now, revision: nil)
     }
 }
 
@@ -60,10 +89,13 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable { case notFound, conflict, unavailable, quotaExceeded }
     public var code: Code
     public var message: String
+    /// With `.conflict` from a registration write: the stored revision, newer than the one sent.
+    public var currentRevision: Int64?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, currentRevision: Int64? = nil) {
         self.code = code
         self.message = message
+        self.currentRevision = currentRevision
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

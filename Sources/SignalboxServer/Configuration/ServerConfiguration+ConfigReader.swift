@@ -8,7 +8,7 @@ extension ServerConfiguration {
     ///
     /// Keys: `host`, `port`, `dataDir`, `database`, `adminKey`, `masterKey`, `leaseSeconds`;
     /// `delivery.maxInFlight`, `delivery.retryBaseMs`, `delivery.retryCapMs`, `delivery.apnsPauseMs`,
-    /// `delivery.eventRetentionDays`, `delivery.fanOutAttempts`, `delivery.claimLeaseSeconds`; `quotas.maxInstallationsPerUser`,
+    /// `delivery.eventRetentionDays`, `delivery.fanOutAttempts`, `delivery.claimLeaseSeconds`, `delivery.fanOutBatch`; `quotas.maxInstallationsPerUser`,
     /// `quotas.maxEnumeratorsPerInstallation`; `connections.headerTimeout`, `connections.bodyTimeout`,
     /// `connections.idleTimeout` (seconds), `connections.maxConnections`; `tls.certificate`, `tls.key`.
     /// `adminKey`, `masterKey` and `database` (its URL may hold a password) are read as secrets.
@@ -35,6 +35,7 @@ extension ServerConfiguration {
         delivery.eventRetention = try read.seconds("delivery.eventRetentionDays", default: delivery.eventRetention, unit: 86_400)
         delivery.fanOutAttempts = try read.int("delivery.fanOutAttempts", default: delivery.fanOutAttempts, in: 1...1_000)
         delivery.claimLease = try read.seconds("delivery.claimLeaseSeconds", default: delivery.claimLease)
+        delivery.fanOutBatch = try read.int("delivery.fanOutBatch", default: delivery.fanOutBatch, in: 1...10_000)
 
         quotas.installationsPerUser = try read.int(
             "quotas.maxInstallationsPerUser", default: quotas.installationsPerUser, in: 1...1_000_000

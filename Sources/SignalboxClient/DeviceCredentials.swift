@@ -1,0 +1,58 @@
+import Foundation
+
+/// A device JWT from the app's backend, with its expiry (read from the token's `exp` when not given).
+public struct DeviceCredential: Sendable, Hashable {
+    public var token: String
+    public var expiresAt: Date?
+
+    public init(token: String, expiresAt: Date? = nil) {
+        self.token = token
+        self.expiresAt = expiresAt ?? Self.expiry(ofJWT: token)
+    }
+
+    /// The `exp` claim of a JWT, without checking it: the server checks; we only plan the refresh.
+    static func expiry(ofJWT token: String) -> Date? {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+            let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let exp = claims["exp"] as? Double
+        else { return nil }
+        return Date(timeIntervalSince1970: exp)
+    }
+}
+
+/// Hands out the current device JWT, asking the app's backend (the `fetch` closure) for a new one shortly
+/// before it expires or after the server refused it. The device secret never reaches the app.
+public actor DeviceCredentials {
+    public typealias Fetch = @Sendable () async throws -> DeviceCredential
+
+    private let fetch: Fetch
+    private let clock: any SignalboxClock
+    private let refreshMargin: TimeInterval
+    private var current: DeviceCredential?
+
+    /// - Parameter refreshMargin: a token this close to its expiry is replaced before use.
+    public init(clock: any SignalboxClock = SystemClock(), refreshMargin: TimeInterval = 120, fetch: @escaping Fetch) {
+        self.fetch = fetch
+        self.clock = clock
+        self.refreshMargin = refreshMargin
+    }
+
+    /// A token that is not about to expire.
+    public func token() async throws -> String {
+        if let current, current.expiresAt.map({ $0.timeIntervalSince(clock.now) > refreshMargin }) ?? true {
+            return current.token
+        }
+        let fresh = try await fetch()
+        current = fresh
+        return fresh.token
+    }
+
+    /// Forgets the token after a 401, so the next `token()` fetches a new one.
+    public func invalidate(_ token: String) {
+        if current?.token == token { current = nil }
+    }
+}

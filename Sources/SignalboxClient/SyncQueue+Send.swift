@@ -1,0 +1,102 @@
+import Foundation
+import SignalboxAPI
+
+/// One registration request and the classification of its answer.
+extension SyncQueue {
+    enum SendOutcome: Sendable {
+        case acknowledged
+        /// 409 `stale_revision`: the server holds this newer revision.
+        case superseded(Int64)
+        case notFound(String)
+        case unauthorized(String)
+        /// 400, 403, 413 and other refusals that sending again cannot change.
+        case refused(status: Int, code: String, message: String)
+        /// Network failure, 408, 429, 5xx.
+        case retryLater(status: Int?, code: String, message: String, retryAfter: TimeInterval?)
+    }
+
+    func send(_ pick: Pick, installationId: String) async -> SendOutcome {
+        let token: String
+        do {
+            token = try await credentials.token()
+        } catch {
+            return .retryLater(status: nil, code: "credentials", message: "the device token could not be fetched: \(error)", retryAfter: nil)
+        }
+        let request: HTTPRequestData
+        do {
+            request = try makeRequest(pick, installationId: installationId, token: token)
+        } catch {
+            return .refused(status: 0, code: "encoding", message: "\(error)")
+        }
+        let response: HTTPResponseData
+        do {
+            response = try await transport.send(request)
+        } catch {
+            return .retryLater(status: nil, code: "network", message: "\(error)", retryAfter: nil)
+        }
+        let detail = try? JSONDecoder().decode(ErrorResponse.self, from: response.body).error
+        let code = detail?.code ?? "http_\(response.status)"
+        let message = detail?.message ?? "HTTP \(response.status)"
+        switch response.status {
+        case 200..<300:
+            return .acknowledged
+        case 401:
+            await credentials.invalidate(token)
+            return .unauthorized(message)
+        case 404:
+            return .notFound(message)
+        case 409 where detail?.currentRevision != nil:
+            guard let current = detail?.currentRevision, current > pick.revision else { return .acknowledged }
+            return .superseded(current)
+        case 408, 429, 500...:
+            let retryAfter = Backoff.retryAfter(response.headers["retry-after"], now: clock.now)
+            return .retryLater(status: response.status, code: code, message: message, retryAfter: retryAfter)
+        default:
+            return .refused(status: response.status, code: code, message: message)
+        }
+    }
+
+    /// The HTTP request for a snapshot, with its revision.
+    func makeRequest(_ pick: Pick, installationId: String, token: String) throws -> HTTPRequestData {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var path = ["v1", "apps", configuration.appId, "installations", installationId]
+        var method = "PUT"
+        var query = ""
+        let body: Data?
+        switch pick.snapshot {
+        case .installation(var request):
+            request.revision = pick.revision
+            body = try encoder.encode(request)
+        case .widgets(var request):
+            request.revision = pick.revision
+            path.append("widgets")
+            body = try encoder.encode(request)
+        case .controls(var request):
+            request.revision = pick.revision
+            path.append("controls")
+            body = try encoder.encode(request)
+        case .fileProvider(var request):
+            request.revision = pick.revision
+            path.append("file-provider")
+            body = try encoder.encode(request)
+        case .enumeratorLease(let domain, let container, let seconds, _):
+            path += ["file-provider", "domains", domain, "enumerators", container]
+            body = try encoder.encode(EnumeratorRequest(leaseSeconds: seconds, revision: pick.revision))
+        case .enumeratorGone(let domain, let container):
+            path += ["file-provider", "domains", domain, "enumerators", container]
+            method = "DELETE"
+            query = "?revision=\(pick.revision)"
+            body = nil
+        }
+        let encoded = path.map { $0.addingPercentEncoding(withAllowedCharacters: Self.segment) ?? $0 }.joined(separator: "/")
+        let base = configuration.baseURL.absoluteString.hasSuffix("/") ? String(configuration.baseURL.absoluteString.dropLast()) : configuration.baseURL.absoluteString
+        guard let url = URL(string: base + "/" + encoded + query) else { throw URLError(.badURL) }
+        var headers = ["Authorization": "Bearer " + token]
+        if body != nil { headers["Content-Type"] = "application/json" }
+        return HTTPRequestData(method: method, url: url, headers: headers, body: body)
+    }
+
+    /// Characters a path segment keeps as they are (RFC 3986 unreserved).
+    private static let segment = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+}

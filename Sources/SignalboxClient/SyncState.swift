@@ -1,0 +1,17 @@
+import Foundation
+
+/// Everything the SDK keeps in the app group, shared by the app and its extensions.
+public struct SyncState: Sendable, Hashable, Codable {
+    /// Chosen once, when the store is first created; never replaced while the store exists.
+    public var installationId: String
+    /// The revision the next new snapshot gets; revisions only grow, across every key.
+    public var nextRevision: Int64 = 1
+    public var entries: [String: SyncEntry] = [:]
+    /// Back-off after a network error, 408, 429 or 5xx: nothing is sent before `retryAt`.
+    public var retryAt: Date?
+    public var failures: Int = 0
+    /// The last refusal or failure, for the app to show or log.
+    public var lastError: SyncError?
+
+    public init(installationId: String) { self.installationId = installationId }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import SQLKit
+import SignalboxAPI
+import SignalboxModel
+
+/// A registration write's client revision: a snapshot older than the stored one arrived late and is refused,
+/// so a retried or delayed request never undoes a newer one.
+struct RevisionClaim: Sendable {
+    var resource: String
+    var revision: Int64
+
+    /// An enumerator's PUT and DELETE share one revision, so a late renewal cannot revive an invalidated lease.
+    static func enumerator(domain: String, container: String, revision: Int64) -> RevisionClaim {
+        RevisionClaim(resource: "enumerator/\(domain)/\(container)", revision: revision)
+    }
+}
+
+extension SQLRegistryStore {
+    /// Throws `StoreError.conflict` with the current revision when the stored one is newer; changes nothing.
+    static func checkRevision(_ db: any SQLDatabase, key: String, _ claim: RevisionClaim) async throws {
+        guard let row = try await db.raw("""
+            SELECT revision FROM registration_revisions WHERE \(unsafeRaw: key) AND resource = \(bind: claim.resource)
+            """).first()
+        else { return }
+        let current = try row.decode(column: "revision", as: Int64.self)
+        guard claim.revision >= current else {
+            throw StoreError(
+                .conflict, "revision \(claim.revision) of \(claim.resource) is older than the current revision \(current)",
+                currentRevision: current
+            )
+        }
+    }
+
+    /// Stores the claim's revision once its write is done.
+    static func recordRevision(_ db: any SQLDatabase, appId: String, installationId: String, _ claim: RevisionClaim) async throws {
+        try await db.raw("""
+            INSERT INTO registration_revisions (app_id, installation_id, resource, revision)
+            VALUES (\(bind: appId), \(bind: installationId), \(bind: claim.resource), \(bind: claim.revision))
+            ON CONFLICT (app_id, installation_id, resource) DO UPDATE SET revision = excluded.revision
+            """).run()
+    }
+
+    public func putControls(appId: String, installationId: String, _ controls: [Control], now: Date, revision: Int64?) async throws {
+        let write = ControlsWrite(appId: appId, installationId: installationId, controls: controls, now: now)
+        guard let revision else { return try await putControls(appId: appId, installationId: installationId, controls, now: now) }
+        let claim = RevisionClaim(resource: "controls", revision: revision)
+        let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(installationId.sqlLiteral)"
+        // With a revision, alone in the registration group: the check and the write share one transaction.
+        try await submitRegistration { db in
+            guard try await db.raw("SELECT app_id FROM installations WHERE \(unsafeRaw: key)").first() != nil else {
+                throw StoreError(.notFound, "installation \(installationId) is not registered; PUT it first")
+            }
+            try await Self.checkRevision(db, key: key, claim)
+            _ = try await Self.putControls(db, appId: appId, [write])
+            try await Self.recordRevision(db, appId: appId, installationId: installationId, claim)
+        }
+    }
+
+    /// A token belongs to one device: after a reinstall the new installation registers the old token, and the
+    /// old installation (never heard from again) must not draw a second push for it.
+    static func moveWidgetToken(_ db: any SQLDatabase, appId: String, to installationId: String, token: String) async throws {
+        let others = """
+            SELECT installation_id FROM widget_tokens
+            WHERE app_id = \(appId.sqlLiteral) AND push_token = \(token.sqlLiteral) AND installation_id <> \(installationId.sqlLiteral)
+            """
+        try await db.raw("DELETE FROM widgets WHERE app_id = \(bind: appId) AND installation_id IN (\(unsafeRaw: others))").run()
+        try await db.raw("DELETE FROM widget_tokens WHERE app_id = \(bind: appId) AND installation_id IN (\(unsafeRaw: others))").run()
+    }
+
+    /// As `moveWidgetToken`; the old installation's domains and enumerators go with its token.
+    static func moveFileProviderToken(_ db: any SQLDatabase, appId: String, to installationId: String, token: String) async throws {
+        let others = """
+            SELECT installation_id FROM file_provider_tokens
+            WHERE app_id = \(appId.sqlLiteral) AND push_token = \(token.sqlLiteral) AND installation_id <> \(installationId.sqlLiteral)
+            """
+        for table in ["enumerators", "file_provider_domains", "file_provider_tokens"] {
+            try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND installation_id IN (\(unsafeRaw: others))").run()
+        }
+    }
+
+    /// As `moveWidgetToken`, for the control tokens just written by a group of installations: one statement
+    /// per 500 tokens. (Two installations of one group that claim the same token both keep it until a later write.)
+    static func moveControlTokens(_ db: any SQLDatabase, appId: String, _ writes: [(installationId: String, tokens: [String])]) async throws {
+        let writers = writes.map(\.installationId)
+        for tokens in writes.flatMap(\.tokens).chunked(500) {
+            try await db.raw("""
+                DELETE FROM controls WHERE app_id = \(bind: appId) AND push_token IN (\(binds: Array(tokens)))
+                    AND installation_id NOT IN (\(binds: writers))
+                """).run()
+        }
+    }
+}

@@ -30,8 +30,9 @@ extension SQLRegistryStore {
             // numbered by age (`turn`); the claim takes every app's first, then every app's second, and so on.
             // On PostgreSQL the picked rows are locked and rows another instance is claiming are skipped.
             let paused: SQLQueryString = pausedApps.isEmpty ? "" : " AND app_id NOT IN (\(binds: Array(pausedApps)))"
+            let columns: SQLQueryString = backend == .postgres ? "push_id, next_attempt_at" : "push_id"
             let appsDue: SQLQueryString = """
-                SELECT push_id, next_attempt_at FROM outbox WHERE state = 'pending' AND app_id = a.app_id\(paused)
+                SELECT \(columns) FROM outbox WHERE state = 'pending' AND app_id = a.app_id\(paused)
                     AND next_attempt_at <= \(bind: now.milliseconds)
                 ORDER BY next_attempt_at LIMIT \(bind: limit)
                 """

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Testing
 
@@ -8,21 +7,10 @@ import Testing
     static let controlsEach = 3
 
     @Test func killedServerDeliversEverythingAfterRestart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-crash-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let keyPath = directory + "/AuthKey.p8"
-        let pem = P256.Signing.PrivateKey().pemRepresentation
-        try pem.write(toFile: keyPath, atomically: true, encoding: .utf8)
-
         // The simulator lives in its own process and answers each push after 20 ms, so delivery takes a while.
-        let simulator = try ChildProcess([
-            "simulate-apns", "--port", "0", "--admin-port", "0", "--write-ca", directory + "/ca.pem",
-            "--trust-key", "KEY1234567:TEAM123456:\(keyPath)", "--fault-rate", "latency-20=1",
-        ])
-        defer { simulator.kill() }
-        let apnsPort = try await simulator.waitFor(#"listening on 127\.0\.0\.1:(\d+)"#)
-        let admin = HTTPJSON(base: "http://127.0.0.1:" + (try await simulator.waitFor(#"admin http://127\.0\.0\.1:(\d+)"#)))
+        let fixture = try await SimulatorProcess.start(name: "crash", latencyMs: 20)
+        defer { fixture.stop() }
+        let (directory, pem, apnsPort, admin) = (fixture.directory, fixture.pem, fixture.apnsPort, fixture.admin)
         let adminKey = "sba_crash-test-admin-0123456789abcdef"
         func startServer() async throws -> (ChildProcess, HTTPJSON) {
             let server = try ChildProcess(

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Testing
 
@@ -13,21 +12,10 @@ import Testing
 
     @Test func twoInstancesFinishAnEventThroughTwoKills() async throws {
         let database = try TestDatabases.fresh()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-multi-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let keyPath = directory + "/AuthKey.p8"
-        let pem = P256.Signing.PrivateKey().pemRepresentation
-        try pem.write(toFile: keyPath, atomically: true, encoding: .utf8)
-
         // One simulator for both instances; each push is answered after 10 ms so delivery takes a while.
-        let simulator = try ChildProcess([
-            "simulate-apns", "--port", "0", "--admin-port", "0", "--write-ca", directory + "/ca.pem",
-            "--trust-key", "KEY1234567:TEAM123456:\(keyPath)", "--fault-rate", "latency-10=1",
-        ])
-        defer { simulator.kill() }
-        let apnsPort = try await simulator.waitFor(#"listening on 127\.0\.0\.1:(\d+)"#)
-        let admin = HTTPJSON(base: "http://127.0.0.1:" + (try await simulator.waitFor(#"admin http://127\.0\.0\.1:(\d+)"#)))
+        let fixture = try await SimulatorProcess.start(name: "multi", latencyMs: 10)
+        defer { fixture.stop() }
+        let (directory, pem, apnsPort, admin) = (fixture.directory, fixture.pem, fixture.apnsPort, fixture.admin)
         let adminKey = "sba_multi-instance-admin-0123456789abcdef"
         let masterKey = Data((0..<32).map { UInt8($0) }).base64EncodedString()
         func start(_ name: String) async throws -> (ChildProcess, HTTPJSON) {

@@ -6,7 +6,7 @@ import SignalboxAPNs
 import SignalboxStore
 
 /// Everything Signalbox stores.
-public typealias SignalboxStorage = RegistryStore & DeliveryStore
+public typealias SignalboxStorage = RegistryStore & DeliveryStore & DeliveryLogStore
 
 /// What the routes need: storage, secrets, auth, configuration, the clock, the metrics registry, and the
 /// delivery side (signals to the services, the APNs sender when a transport is configured).
@@ -56,5 +56,7 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<BasicRequestC
     AppRoutes(dependencies: dependencies).add(to: router)
     InstallationRoutes(dependencies: dependencies).add(to: router)
     EventRoutes(dependencies: dependencies).add(to: router)
+    InspectionRoutes(dependencies: dependencies).add(to: router)
+    DashboardRoutes(dependencies: dependencies).add(to: router)
     return router
 }

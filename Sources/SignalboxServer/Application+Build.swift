@@ -47,6 +47,10 @@ public func buildApplication(
             what: "events past their retention", interval: configuration.delivery.eventPurgeInterval, logger: logger,
             work: EventRetention(store: store, retention: configuration.delivery.eventRetention, now: dependencies.now).purge
         ),
+        PeriodicCleanup(what: "delivery log lines past their retention or count", interval: configuration.deliveryLog.pruneInterval, logger: logger) {
+            [now = dependencies.now, log = configuration.deliveryLog] in
+            try await store.pruneDeliveryLog(before: now() - log.retention.seconds, keepPerApp: log.maxLinesPerApp)
+        },
         FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger),
     ]
     if let sender = dependencies.sender {

@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var leaseCleanupInterval: Duration = .seconds(60)
     /// Fan-out and delivery tuning.
     public var delivery = DeliveryConfiguration()
+    /// How much of the delivery log is kept.
+    public var deliveryLog = DeliveryLogConfiguration()
     /// Limits on what devices may register.
     public var quotas = DeviceQuotas()
     /// Request timeouts and the connection cap.
@@ -36,7 +38,8 @@ extension ServerConfiguration {
     /// `MAX_ENUMERATORS_PER_INSTALLATION` (device quotas), `HEADER_TIMEOUT`, `BODY_TIMEOUT`, `IDLE_TIMEOUT` (seconds),
     /// `MAX_CONNECTIONS`, `TLS_CERTIFICATE` and `TLS_KEY` (PEM file paths), `EVENT_RETENTION_DAYS` (how long done
     /// and failed events are kept, default 7), `FAN_OUT_ATTEMPTS` (failed fan-out steps in a row before an event
-    /// is given up, default 5).
+    /// is given up, default 5), `DELIVERY_LOG_DAYS` and `DELIVERY_LOG_MAX_LINES` (delivery log kept per app, default 7
+    /// days and 100,000 lines).
     public mutating func apply(environment: [String: String]) {
         if let value = environment["SIGNALBOX_HOST"] { host = value }
         if let value = environment["SIGNALBOX_PORT"].flatMap(Int.init) { port = value }
@@ -57,6 +60,7 @@ extension ServerConfiguration {
         if let value = seconds("SIGNALBOX_EVENT_RETENTION_DAYS", unit: 86_400) { delivery.eventRetention = value }
         if let value = environment["SIGNALBOX_FAN_OUT_ATTEMPTS"].flatMap(Int.init), value > 0 { delivery.fanOutAttempts = value }
         quotas.apply(environment: environment)
+        deliveryLog.apply(environment: environment)
         if let value = seconds("SIGNALBOX_HEADER_TIMEOUT") { connections.headerTimeout = value }
         if let value = seconds("SIGNALBOX_BODY_TIMEOUT") { connections.bodyTimeout = value }
         if let value = seconds("SIGNALBOX_IDLE_TIMEOUT") { connections.idleTimeout = value }

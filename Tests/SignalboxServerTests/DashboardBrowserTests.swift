@@ -32,7 +32,7 @@ import Glibc
         defer { server.process.kill(SIGTERM) }
         let driverPort = try freePortPair()
         let driverProcess = try ChildProcess(["--port=\(driverPort)"], executable: chromedriver)
-        defer { driverProcess.kill(SIGTERM) }
+        defer { driverProcess.kill() }  // chromedriver may ignore SIGTERM
         _ = try await driverProcess.waitFor("started successfully")
         let browser = try await WebDriver.start(driver: "http://127.0.0.1:\(driverPort)", binary: chromium, width: 1280, height: 1000)
         let site = "http://127.0.0.1:\(server.port)"

@@ -1,9 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
+#if canImport(Glibc)
+import Glibc
 #endif
 
-/// A W3C WebDriver client over plain HTTP (URLSession), enough to drive headless chromium through chromedriver:
+/// A W3C WebDriver client over plain HTTP, enough to drive headless chromium through chromedriver:
 /// navigate, find, type, click, read text and cookies, take screenshots.
 struct WebDriver: Sendable {
     let base: String
@@ -103,22 +103,84 @@ struct WebDriver: Sendable {
 
     /// One WebDriver request; answers `{"value": …}`, an error as `{"value": {"error", "message"}}`.
     private static func call(_ url: String, _ method: String, _ body: [String: Any]?) async throws -> Any? {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = method
-        request.timeoutInterval = 60
-        if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let parsed = URL(string: url)!
+        let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+        let (status, data) = try RawHTTP.exchange(port: parsed.port ?? 80, method: method, path: parsed.path, body: payload)
         let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         let value = json?["value"]
         if let error = value as? [String: Any], let code = error["error"] as? String {
             throw Failure(description: "WebDriver \(method) \(url): \(code): \(error["message"] as? String ?? "")")
         }
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-            throw Failure(description: "WebDriver \(method) \(url): HTTP \((response as? HTTPURLResponse)?.statusCode ?? 0)")
-        }
+        guard status == 200 else { throw Failure(description: "WebDriver \(method) \(url): HTTP \(status)") }
         return value is NSNull ? nil : value
+    }
+}
+
+/// HTTP/1.1 over a blocking loopback socket. FoundationNetworking's URLSession fails on chromedriver's answers
+/// on Linux ("Failed writing header"), so the WebDriver client speaks HTTP itself.
+enum RawHTTP {
+    static func exchange(port: Int, method: String, path: String, body: Data) throws -> (status: Int, body: Data) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw WebDriver.Failure(description: "socket failed") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw WebDriver.Failure(description: "cannot connect to 127.0.0.1:\(port)") }
+        var request = Data("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n".utf8)
+        if method != "GET" { request += Data("Content-Type: application/json\r\nContent-Length: \(body.count)\r\n".utf8) }
+        request += Data("\r\n".utf8) + (method == "GET" ? Data() : body)
+        var sent = 0
+        while sent < request.count {
+            let n = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, request.count - sent, 0) }
+            guard n > 0 else { throw WebDriver.Failure(description: "send failed") }
+            sent += n
+        }
+        var response = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        // chromedriver keeps the connection open: stop at Content-Length (or the last chunk) instead of EOF.
+        while !complete(response) {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            response.append(contentsOf: buffer[0..<n])
+        }
+        guard let split = response.range(of: Data("\r\n\r\n".utf8)) else { throw WebDriver.Failure(description: "no HTTP answer") }
+        let head = String(decoding: response[..<split.lowerBound], as: UTF8.self)
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var content = Data(response[split.upperBound...])
+        if head.lowercased().contains("transfer-encoding: chunked") { content = dechunk(content) }
+        return (status, content)
+    }
+
+    private static func complete(_ response: Data) -> Bool {
+        guard let split = response.range(of: Data("\r\n\r\n".utf8)) else { return false }
+        let head = String(decoding: response[..<split.lowerBound], as: UTF8.self).lowercased()
+        let received = response.distance(from: split.upperBound, to: response.endIndex)
+        if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) {
+            return received >= length
+        }
+        if head.contains("transfer-encoding: chunked") { return response.suffix(5) == Data("0\r\n\r\n".utf8) }
+        return false
+    }
+
+    private static func dechunk(_ data: Data) -> Data {
+        var result = Data()
+        var rest = data[...]
+        while let line = rest.range(of: Data("\r\n".utf8)) {
+            guard let size = Int(String(decoding: rest[..<line.lowerBound], as: UTF8.self), radix: 16), size > 0 else { break }
+            let start = line.upperBound
+            guard rest.distance(from: start, to: rest.endIndex) >= size else { break }
+            let end = rest.index(start, offsetBy: size)
+            result.append(rest[start..<end])
+            rest = rest[(rest.index(end, offsetBy: 2, limitedBy: rest.endIndex) ?? rest.endIndex)...]
+        }
+        return result
     }
 }

@@ -43,6 +43,8 @@ enum DashboardStyle {
         .notice { border-left: 4px solid var(--warn); }
         .error { border-left: 4px solid var(--bad); }
         .secret { border-left: 4px solid var(--accent); }
+        td.time { white-space: nowrap; word-break: normal; }
+        table.outcomes td:first-child { width: 8rem; } table.outcomes td.num { width: 4rem; } meter { width: 100%; }
         .bar { height: .6rem; background: var(--accent); border-radius: 3px; min-width: 2px; }
         .actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
         dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; margin: 0; }

@@ -39,7 +39,7 @@ enum DashboardTemplates {
     static let logTable = """
         <div class="scroll"><table><thead><tr><th>Time (UTC)</th><th>Token</th><th>Type</th><th>Event</th><th class="num">Attempt</th>
         <th>Outcome</th><th class="num">Status</th><th>Reason</th><th>apns-id</th></tr></thead><tbody>
-        {{#lines}}<tr><td class="mono">{{at}}</td><td><a class="mono" href="/dashboard/apps/{{appId}}/inspect?q={{token}}">{{shortToken}}</a></td>
+        {{#lines}}<tr><td class="mono time">{{at}}</td><td><a class="mono" href="/dashboard/apps/{{appId}}/inspect?q={{token}}">{{shortToken}}</a></td>
         <td>{{pushType}}</td><td>{{#eventId}}<a class="mono" href="/dashboard/apps/{{appId}}/events/{{.}}">{{.}}</a>{{/eventId}}{{^eventId}}<span class="muted">direct</span>{{/eventId}}</td>
         <td class="num">{{attempt}}</td><td><span class="badge {{tone}}">{{outcome}}</span></td><td class="num">{{status}}</td><td>{{reason}}</td>
         <td class="mono">{{apnsId}}</td></tr>{{/lines}}
@@ -48,7 +48,7 @@ enum DashboardTemplates {
         """
 
     static let outcomeTable = """
-        <table><tbody>{{#outcomes}}<tr><td><span class="badge {{tone}}">{{name}}</span></td><td class="num">{{count}}</td>
+        <table class="outcomes"><tbody>{{#outcomes}}<tr><td><span class="badge {{tone}}">{{name}}</span></td><td class="num">{{count}}</td>
         <td><meter min="0" max="{{max}}" value="{{count}}">{{count}}</meter></td></tr>{{/outcomes}}
         {{^outcomes}}<tr><td class="muted">No pushes logged.</td></tr>{{/outcomes}}</tbody></table>
         """
@@ -73,7 +73,7 @@ enum DashboardTemplates {
         {{#apps}}<tr><td><a href="/dashboard/apps/{{id}}">{{bundleId}}</a><br><code class="muted">{{id}}</code></td><td>{{environment}}</td>
         <td><code>{{teamId}}</code> / <code>{{keyId}}</code></td>
         <td>{{#paused}}<span class="badge bad">paused</span><br><span class="muted">{{reason}}, until {{until}}</span>{{/paused}}{{^paused}}<span class="badge ok">active</span>{{/paused}}</td>
-        <td class="mono">{{created}}</td>
+        <td class="mono time">{{created}}</td>
         <td><div class="actions"><form class="inline" method="post" action="/dashboard/apps/{{id}}/server-key">{{>csrf}}<button class="secondary" type="submit">Rotate server key</button></form>
         <a href="/dashboard/apps/{{id}}/delete">Delete…</a></div></td></tr>{{/apps}}
         {{^apps}}<tr><td colspan="6" class="muted">No apps yet: create one below.</td></tr>{{/apps}}
@@ -127,7 +127,7 @@ enum DashboardTemplates {
         <h2>Recent events</h2>
         <section class="scroll"><table><thead><tr><th>Event</th><th>Accepted (UTC)</th><th>State</th><th class="num">Matched</th>
         <th class="num">Delivered</th><th class="num">Pending</th><th class="num">Failed</th><th class="num">Pruned</th><th class="num">Coalesced</th></tr></thead><tbody>
-        {{#events}}<tr><td><a class="mono" href="/dashboard/apps/{{appId}}/events/{{id}}">{{id}}</a></td><td class="mono">{{created}}</td>
+        {{#events}}<tr><td><a class="mono" href="/dashboard/apps/{{appId}}/events/{{id}}">{{id}}</a></td><td class="mono time">{{created}}</td>
         <td><span class="badge {{tone}}">{{state}}</span></td><td class="num">{{matched}}</td><td class="num">{{delivered}}</td>
         <td class="num">{{pending}}</td><td class="num">{{failed}}</td><td class="num">{{pruned}}</td><td class="num">{{coalesced}}</td></tr>{{/events}}
         {{^events}}<tr><td colspan="9" class="muted">No events yet.</td></tr>{{/events}}
@@ -152,7 +152,7 @@ enum DashboardTemplates {
         {{#hasRegistrations}}<div class="scroll"><table><thead><tr><th>Installation</th><th>User</th><th>Kind</th><th>Reloads</th><th>Configuration</th>
         <th>Registered (UTC)</th></tr></thead><tbody>
         {{#registrations}}<tr><td><a class="mono" href="/dashboard/apps/{{app.id}}/inspect?q={{installationId}}">{{installationId}}</a></td><td>{{userId}}</td>
-        <td>{{kind}}</td><td>{{targets}}</td><td class="mono">{{configurations}}</td><td class="mono">{{seen}}</td></tr>{{/registrations}}
+        <td>{{kind}}</td><td>{{targets}}</td><td class="mono">{{configurations}}</td><td class="mono time">{{seen}}</td></tr>{{/registrations}}
         </tbody></table></div>{{/hasRegistrations}}
         {{^hasRegistrations}}<p class="muted">Not registered: never, or removed after APNs said the token is dead.</p>{{/hasRegistrations}}
         <h3>Delivery log</h3>{{>logTable}}</section>{{/tokens}}

@@ -50,9 +50,9 @@ public struct Dispatcher: Service {
                     // On the transport's event loops a push is sent and answered without a thread switch.
                     sent &+= 1
                     group.addTask(executorPreference: sender.client.transport.senderExecutor(for: sent)) {
-                        let result = await deliver(push)
+                        let completion = await deliver(push)
                         // Wake a loop only when a claim or a fan-out page became worth making (each wake-up has a cost).
-                        let stillSending = results.finished(PushCompletion(push: push, result: result))
+                        let stillSending = results.finished(completion)
                         if stillSending == 0 || stillSending == configuration.maxInFlight - worthClaiming { signals.outbox.signal() }
                         if stillSending == max(0, configuration.maxInFlight - configuration.fanOutBatch) { signals.room.signal() }
                     }
@@ -143,7 +143,7 @@ public struct Dispatcher: Service {
                     "app": "\(app)", "reason": "\(reason)",
                 ])
             }
-            return PushCompletion(push: completion.push, result: .failed(reason: reason))
+            return PushCompletion(push: completion.push, result: .failed(reason: reason), answer: completion.answer)
         }
     }
 
@@ -167,8 +167,15 @@ public struct Dispatcher: Service {
         }
     }
 
-    /// Sends one push and decides what to record.
-    func deliver(_ push: OutboxPush) async -> DeliveryResult {
+    /// Sends one push and decides what to record, with what APNs answered for the delivery log.
+    func deliver(_ push: OutboxPush) async -> PushCompletion {
+        var answer = DeliveryAnswer()
+        let result = await attempt(push, answer: &answer)
+        return PushCompletion(push: push, result: result, answer: answer)
+    }
+
+    /// Sends one push and decides what to record; `answer` gets what APNs or the transport said.
+    private func attempt(_ push: OutboxPush, answer: inout DeliveryAnswer) async -> DeliveryResult {
         let now = self.now()
         let type = push.kind.pushType
         func retry(hint: Duration?) -> DeliveryResult {
@@ -183,6 +190,7 @@ public struct Dispatcher: Service {
                 environment: push.environment.apns, payload: Array(push.payload.utf8)
             )
             let reason = result.response.reason?.rawValue
+            answer = DeliveryAnswer(status: result.response.status, reason: reason, apnsId: result.response.apnsId?.uuidString.lowercased())
             metrics.countPush(type: type.rawValue, outcome: result.outcome.name, reason: reason ?? "")
             switch result.outcome {
             case .delivered: return final(push, .delivered)
@@ -201,6 +209,7 @@ public struct Dispatcher: Service {
             }
         } catch let error as APNsTransportError {
             metrics.countPush(type: type.rawValue, outcome: "transport-error", reason: error.code.rawValue)
+            answer.reason = error.code.rawValue
             switch error.code {
             case .circuitOpen:
                 // The host is spared, not this push: wait for the breaker without using an attempt.
@@ -214,6 +223,7 @@ public struct Dispatcher: Service {
         } catch PushSender.Failure.unknownApp {
             return .failed(reason: "app deleted")
         } catch PushSender.Failure.invalid(let message) {
+            answer.reason = message
             return final(push, .failed(reason: message))
         } catch {
             // Storage or key problems: keep the push and try later.

@@ -139,10 +139,13 @@ public enum DeliveryResult: Sendable, Hashable {
 public struct PushCompletion: Sendable, Hashable {
     public var push: OutboxPush
     public var result: DeliveryResult
+    /// What APNs answered, for the delivery log.
+    public var answer: DeliveryAnswer
 
-    public init(push: OutboxPush, result: DeliveryResult) {
+    public init(push: OutboxPush, result: DeliveryResult, answer: DeliveryAnswer = DeliveryAnswer()) {
         self.push = push
         self.result = result
+        self.answer = answer
     }
 }
 

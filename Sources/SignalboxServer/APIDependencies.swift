@@ -7,7 +7,7 @@ import SignalboxDelivery
 import SignalboxModel
 
 /// Everything Signalbox stores.
-public typealias SignalboxStorage = RegistryStore & DeliveryStore & SharedProviderTokens
+public typealias SignalboxStorage = RegistryStore & DeliveryStore & SharedProviderTokens & DeliveryLogStore
 
 /// What the routes need: storage, secrets, auth, configuration, the clock, the metrics registry, and the
 /// delivery side (signals to the services, the APNs sender when a transport is configured).
@@ -63,5 +63,7 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<BasicRequestC
     InstallationRoutes(dependencies: dependencies).add(to: router)
     EventRoutes(dependencies: dependencies).add(to: router)
     OpenAPIRoute.add(to: router)
+    InspectionRoutes(dependencies: dependencies).add(to: router)
+    DashboardRoutes(dependencies: dependencies).add(to: router)
     return router
 }

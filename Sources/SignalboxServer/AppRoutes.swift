@@ -23,10 +23,7 @@ struct AppRoutes {
         }
         apps.delete(":appId") { request, context in
             try dependencies.auth.requireAdmin(request)
-            let appId = try context.parameters.require("appId")
-            guard try await dependencies.store.deleteApp(id: appId) else { throw APIError.notFound("no app \(appId)") }
-            dependencies.credentials.forget(appId: appId)
-            dependencies.apps.removeAll()
+            try await dependencies.deleteApp(id: try context.parameters.require("appId"))
             return Response(status: .noContent)
         }
         apps.get(":appId/delivery") { request, context in
@@ -47,12 +44,7 @@ struct AppRoutes {
         apps.post(":appId/server-key") { request, context in
             try dependencies.auth.requireAdmin(request)
             let appId = try context.parameters.require("appId")
-            let serverKey = Secret.generate(prefix: "sbk_")
-            guard try await dependencies.store.updateServerKeyHash(appId: appId, hash: Secret.hash(serverKey)) else {
-                throw APIError.notFound("no app \(appId)")
-            }
-            dependencies.apps.removeAll()
-            return Response.json(ServerKeyResponse(appId: appId, serverKey: serverKey))
+            return Response.json(ServerKeyResponse(appId: appId, serverKey: try await dependencies.rotateServerKey(appId: appId)))
         }
         apps.post(":appId/device-secret") { request, context in try await rotateDeviceSecret(request, context) }
         apps.get(":appId/device-tokens") { request, context in
@@ -111,39 +103,11 @@ struct AppRoutes {
         try dependencies.auth.requireAdmin(request)
         var request = request
         let body = try await request.decodeJSON(CreateAppRequest.self, limit: dependencies.configuration.bodyLimit)
-        guard body.bundleId.count <= 155, body.bundleId.range(of: #"^[A-Za-z0-9][A-Za-z0-9.\-]*$"#, options: .regularExpression) != nil else {
-            throw APIError.invalid(ValidationError(field: "bundleId", "must be a bundle id such as com.example.app"))
-        }
-        let environment = try Validate.environment(body.environment, field: "environment")
-        do {
-            _ = try SigningKey(pem: body.privateKey, keyId: body.keyId, teamId: body.teamId)
-        } catch {
-            throw APIError.invalid(ValidationError(field: Self.field(of: error.message), error.message))
-        }
-        let lifetime = try Validate.seconds(
-            body.deviceTokenLifetimeSeconds, field: "deviceTokenLifetimeSeconds", in: Limits.deviceTokenLifetimeSeconds,
-            default: AppRecord.defaultDeviceTokenLifetime
-        )
-        let serverKey = Secret.generate(prefix: "sbk_")
-        let deviceSecret = Secret.generate(prefix: "sbd_")
-        let appId = RandomID.make()
-        let app = AppRecord(
-            id: appId, bundleId: body.bundleId, teamId: body.teamId, keyId: body.keyId,
-            environment: environment, sealedPrivateKey: try dependencies.secrets.seal(body.privateKey, appId: appId, column: .privateKey),
-            sealedDeviceSecret: try dependencies.secrets.seal(deviceSecret, appId: appId, column: .deviceSecret),
-            serverKeyHash: Secret.hash(serverKey), createdAt: dependencies.now(), deviceTokenLifetime: lifetime
-        )
-        try await dependencies.store.createApp(app)
-        return Response.json(AppCreatedResponse(app: Self.response(app), serverKey: serverKey, deviceSecret: deviceSecret), status: .created)
+        return Response.json(try await dependencies.createApp(body), status: .created)
     }
 
     static func settings(_ intervals: [PushKind: Int]) -> DeliverySettings {
         DeliverySettings(minimumIntervalSeconds: Dictionary(uniqueKeysWithValues: PushKind.allCases.map { ($0.rawValue, intervals[$0] ?? 0) }))
-    }
-
-    /// Which request field a `SigningKey` complaint is about.
-    private static func field(of message: String) -> String {
-        message.contains("team") ? "teamId" : message.lowercased().contains("key id") ? "keyId" : "privateKey"
     }
 
     static func response(_ app: AppRecord) -> AppResponse {

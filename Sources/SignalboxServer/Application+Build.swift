@@ -57,6 +57,10 @@ public func buildApplication(
             try await credentials.shareDueTokens()
             return 0
         },
+        PeriodicWork(what: "delivery log lines past their retention or count", interval: configuration.deliveryLog.pruneInterval, logger: logger) {
+            [now = dependencies.now, log = configuration.deliveryLog] in
+            try await store.pruneDeliveryLog(before: now() - log.retention.seconds, keepPerApp: log.maxLinesPerApp)
+        },
         FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now),
     ]
     if let sender = dependencies.sender {

@@ -68,11 +68,8 @@ struct EventRoutes {
         if let collapseId = body.collapseId, !Push.isValidCollapseId(collapseId) {
             throw APIError.invalid(ValidationError(field: "collapseId", "must be 1-64 printable ASCII characters (0x21-0x7E)"))
         }
-        guard let sender = dependencies.sender else {
-            throw APIError(.serviceUnavailable, "apns_unavailable", "this server has no APNs transport configured")
-        }
         do {
-            let result = try await sender.send(
+            let result = try await dependencies.sendDirect(
                 appId: appId, token: token, type: type, environment: environment.apns,
                 payload: payload, priority: priority, expiration: expiration, collapseId: body.collapseId
             )

@@ -23,6 +23,8 @@ public struct ServerConfiguration: Sendable {
     public var leaseCleanupInterval: Duration = .seconds(60)
     /// Fan-out and delivery tuning.
     public var delivery = DeliveryConfiguration()
+    /// How much of the delivery log is kept.
+    public var deliveryLog = DeliveryLogConfiguration()
     /// Limits on what devices may register.
     public var quotas = DeviceQuotas()
     /// Request timeouts and the connection cap.

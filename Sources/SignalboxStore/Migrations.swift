@@ -135,10 +135,23 @@ enum Migrations {
                 PRIMARY KEY (app_id, installation_id, resource))
             """,
         ],
+        [
+            // The delivery log: one line per push attempt, bounded per app by age and count (pruned periodically).
+            """
+            CREATE TABLE delivery_log (
+                app_id TEXT NOT NULL, token TEXT NOT NULL, push_type TEXT NOT NULL, event_id TEXT, attempt INTEGER NOT NULL,
+                outcome TEXT NOT NULL, status INTEGER, reason TEXT, apns_id TEXT, logged_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX delivery_log_app ON delivery_log (app_id, logged_at)",
+            "CREATE INDEX delivery_log_token ON delivery_log (app_id, token, logged_at)",
+            "CREATE INDEX delivery_log_event ON delivery_log (event_id)",
+            // An app's events newest first (the event list, paged).
+            "CREATE INDEX events_app ON events (app_id, created_at)",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.
-    static let appTables = ["events", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent"]
+    static let appTables = ["events", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log"]
 
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [

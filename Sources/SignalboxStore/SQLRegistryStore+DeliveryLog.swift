@@ -1,0 +1,125 @@
+import Foundation
+import SQLKit
+import SignalboxModel
+
+/// The delivery log: written with the push results (`complete`) or alone for direct pushes, read per token
+/// and per event, pruned by age and count.
+extension SQLRegistryStore: DeliveryLogStore {
+    public func logDeliveries(_ entries: [DeliveryLogEntry]) async throws {
+        guard !entries.isEmpty else { return }
+        try await transaction { db in try await Self.insertLog(db, entries) }
+    }
+
+    public func deliveryLog(appId: String, token: String, limit: Int) async throws -> [DeliveryLogEntry] {
+        try await oneStatement { db in
+            try await db.raw("""
+                SELECT * FROM delivery_log WHERE app_id = \(bind: appId) AND token = \(bind: token)
+                ORDER BY logged_at DESC, attempt DESC LIMIT \(bind: limit)
+                """).all().map(Self.logEntry)
+        }
+    }
+
+    public func deliveryLog(appId: String, eventId: String, limit: Int) async throws -> [DeliveryLogEntry] {
+        try await oneStatement { db in
+            try await db.raw("""
+                SELECT * FROM delivery_log WHERE event_id = \(bind: eventId) AND app_id = \(bind: appId)
+                ORDER BY logged_at DESC, attempt DESC LIMIT \(bind: limit)
+                """).all().map(Self.logEntry)
+        }
+    }
+
+    public func deliveryOutcomes(appId: String, since: Date) async throws -> [String: Int] {
+        try await outcomes("app_id = \(bind: appId) AND logged_at >= \(bind: since.milliseconds)")
+    }
+
+    public func deliveryOutcomes(appId: String, eventId: String) async throws -> [String: Int] {
+        try await outcomes("event_id = \(bind: eventId) AND app_id = \(bind: appId)")
+    }
+
+    private func outcomes(_ filter: SQLQueryString) async throws -> [String: Int] {
+        try await oneStatement { db in
+            var counts: [String: Int] = [:]
+            for row in try await db.raw("SELECT outcome, COUNT(*) AS n FROM delivery_log WHERE \(filter) GROUP BY outcome").all() {
+                counts[try row.decode(column: "outcome", as: String.self)] = try row.decode(column: "n", as: Int.self)
+            }
+            return counts
+        }
+    }
+
+    public func pruneDeliveryLog(before cutoff: Date, keepPerApp: Int) async throws -> Int {
+        let apps = try await oneStatement { db in
+            try await db.raw("SELECT app_id FROM apps").all().map { try $0.decode(column: "app_id", as: String.self) }
+        }
+        var removed = 0
+        // One app per transaction: the storage connection is shared, so a large prune goes in short turns.
+        for app in apps {
+            removed += try await transaction { db in
+                let before = try await Self.logLines(db, appId: app)
+                try await db.raw("DELETE FROM delivery_log WHERE app_id = \(bind: app) AND logged_at < \(bind: cutoff.milliseconds)").run()
+                let oldestKept = try await db.raw("""
+                    SELECT logged_at FROM delivery_log WHERE app_id = \(bind: app)
+                    ORDER BY logged_at DESC LIMIT 1 OFFSET \(bind: keepPerApp)
+                    """).first()?.decode(column: "logged_at", as: Int64.self)
+                if let oldestKept {
+                    try await db.raw("DELETE FROM delivery_log WHERE app_id = \(bind: app) AND logged_at <= \(bind: oldestKept)").run()
+                }
+                return before - (try await Self.logLines(db, appId: app))
+            }
+        }
+        return removed
+    }
+
+    private static func logLines(_ db: any SQLDatabase, appId: String) async throws -> Int {
+        try await db.raw("SELECT COUNT(*) AS n FROM delivery_log WHERE app_id = \(bind: appId)").first()?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    /// Logs the attempts `complete` records, with the outcome it decided (`credits`: final ones by push id).
+    static func logCompletions(_ db: any SQLDatabase, _ completions: [PushCompletion], credits: [String: String], now: Date) async throws {
+        let entries = completions.map { completion in
+            let push = completion.push
+            let outcome: String
+            switch completion.result {
+            case .retry: outcome = "retry"
+            case .postpone: outcome = "postponed"
+            default: outcome = credits[push.id] ?? "failed"
+            }
+            return DeliveryLogEntry(
+                appId: push.appId, token: push.token, pushType: push.kind.pushType.rawValue, eventId: push.eventId, outcome: outcome,
+                answer: completion.answer, attempt: push.attempts + 1, at: now
+            )
+        }
+        try await insertLog(db, entries)
+    }
+
+    /// Multi-row inserts: a statement per 500 lines instead of one per line.
+    private static func insertLog(_ db: any SQLDatabase, _ entries: [DeliveryLogEntry]) async throws {
+        for chunk in entries.chunked(500) {
+            let rows = chunk.map { entry -> SQLQueryString in
+                """
+                (\(bind: entry.appId), \(bind: entry.token), \(bind: entry.pushType), \(bind: entry.eventId), \(bind: entry.attempt), \
+                \(bind: entry.outcome), \(bind: entry.answer.status), \(bind: entry.answer.reason), \(bind: entry.answer.apnsId), \
+                \(bind: entry.at.milliseconds))
+                """
+            }
+            try await db.raw("""
+                INSERT INTO delivery_log (app_id, token, push_type, event_id, attempt, outcome, status, reason, apns_id, logged_at)
+                VALUES \(rows.joined(separator: ", "))
+                """).run()
+        }
+    }
+
+    private static func logEntry(_ row: any SQLRow) throws -> DeliveryLogEntry {
+        DeliveryLogEntry(
+            appId: try row.decode(column: "app_id", as: String.self), token: try row.decode(column: "token", as: String.self),
+            pushType: try row.decode(column: "push_type", as: String.self),
+            eventId: try row.decode(column: "event_id", as: String?.self),
+            outcome: try row.decode(column: "outcome", as: String.self),
+            answer: DeliveryAnswer(
+                status: try row.decode(column: "status", as: Int?.self), reason: try row.decode(column: "reason", as: String?.self),
+                apnsId: try row.decode(column: "apns_id", as: String?.self)
+            ),
+            attempt: try row.decode(column: "attempt", as: Int.self),
+            at: Date(milliseconds: try row.decode(column: "logged_at", as: Int64.self))
+        )
+    }
+}

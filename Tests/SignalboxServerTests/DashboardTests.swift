@@ -1,0 +1,168 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The dashboard's sessions, CSRF tokens and access rules, through the router (the browser test covers the pages).
+@Suite struct DashboardTests {
+    /// A browser stand-in: keeps the session cookie and posts forms.
+    struct Browser {
+        let client: any TestClientProtocol
+        var cookies: [String: String] = [:]
+
+        struct Page {
+            let status: Int
+            let headers: HTTPFields
+            let body: String
+            /// The first form's CSRF token on the page.
+            var csrf: String? {
+                body.range(of: #"name="csrf" value=""#).map { String(body[$0.upperBound...].prefix { $0 != "\"" }) }
+            }
+        }
+
+        mutating func get(_ path: String) async throws -> Page { try await send(.get, path, body: nil, contentType: nil) }
+
+        mutating func post(_ path: String, form: [String: String]) async throws -> Page {
+            let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+            return try await send(.post, path, body: body, contentType: "application/x-www-form-urlencoded")
+        }
+
+        mutating func post(_ path: String, multipart fields: [String: String]) async throws -> Page {
+            let boundary = "----signalbox-test"
+            var body = ""
+            for (name, value) in fields {
+                let file = name == "privateKey" ? #"; filename="AuthKey.p8""# : ""
+                body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\(file)\r\n\r\n\(value)\r\n"
+            }
+            body += "--\(boundary)--\r\n"
+            return try await send(.post, path, body: body, contentType: "multipart/form-data; boundary=\(boundary)")
+        }
+
+        mutating func signIn(_ key: String) async throws -> Page {
+            let login = try await get("/dashboard/login")
+            return try await post("/dashboard/login", form: ["key": key, "csrf": try #require(login.csrf)])
+        }
+
+        private mutating func send(_ method: HTTPRequest.Method, _ path: String, body: String?, contentType: String?) async throws -> Page {
+            var headers: HTTPFields = [:]
+            if let contentType { headers[.contentType] = contentType }
+            if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
+            let page = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) {
+                Page(status: Int($0.status.code), headers: $0.headers, body: String(buffer: $0.body))
+            }
+            for header in page.headers[values: .setCookie] {
+                let pair = header.prefix { $0 != ";" }.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard pair.count == 2 else { continue }
+                cookies[String(pair[0])] = pair[1].isEmpty ? nil : String(pair[1])
+            }
+            return page
+        }
+    }
+
+    @Test func signingInSetsAStrictHttpOnlySessionCookieAndPagesNeedIt() async throws {
+        try await Harness.make().run { api in
+            var browser = Browser(client: api.client)
+            let signedOut = try await browser.get("/dashboard/apps")
+            #expect(signedOut.status == 303 && signedOut.headers[.location] == "/dashboard/login")
+            let refused = try await browser.signIn("sbk_" + String(repeating: "x", count: 43))
+            #expect(refused.status == 401)
+            let signedIn = try await browser.signIn(Harness.adminKey)
+            #expect(signedIn.status == 303)
+            let cookie = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("signalbox_session=") })
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/dashboard"))
+            let apps = try await browser.get("/dashboard/apps")
+            #expect(apps.status == 200 && apps.body.contains("<h1>Apps</h1>"))
+            #expect(apps.headers[.cacheControl] == "no-store")
+            #expect(apps.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+            let logout = try await browser.post("/dashboard/logout", form: ["csrf": try #require(apps.csrf)])
+            #expect(logout.status == 303)
+            #expect(try await browser.get("/dashboard/apps").status == 303, "signed out")
+        }
+    }
+
+    @Test func signInWithoutTheFormsTokenIsRefused() async throws {
+        try await Harness.make().run { api in
+            var browser = Browser(client: api.client)
+            let page = try await browser.post("/dashboard/login", form: ["key": Harness.adminKey, "csrf": "forged"])
+            #expect(page.status == 403)
+            #expect(browser.cookies["signalbox_session"] == nil)
+        }
+    }
+
+    @Test func aFormWithoutTheSessionsTokenChangesNothing() async throws {
+        try await Harness.make().run { api in
+            let app = try await api.createApp()
+            var browser = Browser(client: api.client)
+            _ = try await browser.signIn(Harness.adminKey)
+            let forged = try await browser.post("/dashboard/apps/\(app.id)/server-key", form: ["csrf": "forged"])
+            #expect(forged.status == 403)
+            let missing = try await browser.post("/dashboard/apps/\(app.id)/delete", form: ["confirm": "com.example.garage"])
+            #expect(missing.status == 403)
+            #expect(try await api.call(.get, "/v1/apps/\(app.id)/events/none", key: app.serverKey).status == 404, "the server key still works")
+            #expect(try await api.call(.get, "/v1/apps/\(app.id)", key: Harness.adminKey).status == 200, "the app still exists")
+        }
+    }
+
+    @Test func createAppFromAnUploadShowsItsKeysOnceAndNeverAgain() async throws {
+        try await Harness.make().run { api in
+            var browser = Browser(client: api.client)
+            _ = try await browser.signIn(Harness.adminKey)
+            let list = try await browser.get("/dashboard/apps")
+            let pem = P256.Signing.PrivateKey().pemRepresentation
+            let bad = try await browser.post("/dashboard/apps", multipart: [
+                "csrf": try #require(list.csrf), "bundleId": "com.example.app", "teamId": "TEAM123456", "keyId": "KEY1234567",
+                "environment": "sandbox", "privateKey": "not a key",
+            ])
+            #expect(bad.status == 400 && bad.body.contains("The app was not created"))
+            let created = try await browser.post("/dashboard/apps", multipart: [
+                "csrf": try #require(list.csrf), "bundleId": "com.example.app", "teamId": "TEAM123456", "keyId": "KEY1234567",
+                "environment": "sandbox", "privateKey": pem,
+            ])
+            #expect(created.status == 200)
+            let serverKey = try #require(created.body.range(of: #"<code id="server-key">"#).map { String(created.body[$0.upperBound...].prefix { $0 != "<" }) })
+            #expect(serverKey.hasPrefix("sbk_"))
+            #expect(created.headers[.cacheControl] == "no-store")
+            let appId = try #require(created.body.range(of: #"<code id="app-id">"#).map { String(created.body[$0.upperBound...].prefix { $0 != "<" }) })
+            #expect(try await api.call(.get, "/v1/apps/\(appId)/events/none", key: serverKey).status == 404, "the shown key works")
+            for path in ["/dashboard/apps", "/dashboard/apps/\(appId)", "/dashboard/apps/\(appId)/send", "/dashboard/apps/\(appId)/delete"] {
+                let page = try await browser.get(path)
+                #expect(page.status == 200, "\(path)")
+                #expect(!page.body.contains(serverKey) && !page.body.contains("PRIVATE KEY") && !page.body.contains("sbd_"), "\(path) shows a secret")
+            }
+        }
+    }
+
+    @Test func aServerKeySessionSeesOnlyItsAppAndEndsWithTheKey() async throws {
+        try await Harness.make().run { api in
+            let app = try await api.createApp()
+            let other = try await api.createApp(bundleId: "com.example.other")
+            var browser = Browser(client: api.client)
+            let signedIn = try await browser.signIn(app.serverKey)
+            #expect(signedIn.headers[.location] == "/dashboard")
+            #expect(try await browser.get("/dashboard").headers[.location] == "/dashboard/apps/\(app.id)")
+            #expect(try await browser.get("/dashboard/apps/\(app.id)").status == 200)
+            #expect(try await browser.get("/dashboard/apps/\(other.id)").status == 403)
+            #expect(try await browser.get("/dashboard/apps").status == 403, "managing apps is the admin's")
+            #expect(try await api.call(.post, "/v1/apps/\(app.id)/server-key", key: Harness.adminKey).status == 200)
+            #expect(try await browser.get("/dashboard/apps/\(app.id)").status == 303, "a rotated key ends its sessions")
+        }
+    }
+
+    @Test func deletingAnAppNeedsItsBundleIdTyped() async throws {
+        try await Harness.make().run { api in
+            let app = try await api.createApp()
+            var browser = Browser(client: api.client)
+            _ = try await browser.signIn(Harness.adminKey)
+            let confirm = try await browser.get("/dashboard/apps/\(app.id)/delete")
+            let csrf = try #require(confirm.csrf)
+            let wrong = try await browser.post("/dashboard/apps/\(app.id)/delete", form: ["csrf": csrf, "confirm": "com.example"])
+            #expect(wrong.status == 400)
+            #expect(try await api.call(.get, "/v1/apps/\(app.id)", key: Harness.adminKey).status == 200)
+            let deleted = try await browser.post("/dashboard/apps/\(app.id)/delete", form: ["csrf": csrf, "confirm": "com.example.garage"])
+            #expect(deleted.status == 303)
+            #expect(try await api.call(.get, "/v1/apps/\(app.id)", key: Harness.adminKey).status == 404)
+        }
+    }
+}

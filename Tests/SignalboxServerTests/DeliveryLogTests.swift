@@ -1,0 +1,146 @@
+import APNsSimulator
+import Foundation
+import Logging
+import SignalboxModel
+import SignalboxStore
+import Testing
+
+/// The delivery log and its endpoints: `GET …/tokens/{token}` and `GET …/events`, through the real server.
+@Suite struct DeliveryLogTests {
+    static let door = "com.example.garage.door"
+
+    @Test func tokenInspectorShowsTheRegistrationAndEveryAttempt() async throws {
+        try await DeliveryHarness.run { harness in
+            let app = try await harness.api.createApp()
+            try await harness.registerControls(app, installation: "phone", user: "ana", controls: [(Self.door, "north", "a001")])
+            // The first attempt meets a 500 and is retried; the second is delivered.
+            harness.simulator.script([.status(500, reason: "InternalServerError")])
+            let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#)
+            #expect(try await harness.waitUntilDone(app, event: event)["delivered"] as? Int == 1)
+
+            let reply = try await harness.api.call(.get, "/v1/apps/\(app.id)/tokens/A001", key: app.serverKey)
+            expectStatus(200, reply)
+            let json = try #require(reply.json)
+            #expect(json["token"] as? String == "a001")
+            let registrations = try #require(json["registrations"] as? [[String: Any]])
+            #expect(registrations.count == 1)
+            #expect(registrations.first?["installationId"] as? String == "phone")
+            #expect(registrations.first?["userId"] as? String == "ana")
+            #expect(registrations.first?["kind"] as? String == "controls")
+            #expect(registrations.first?["targets"] as? [String] == [Self.door])
+            #expect((registrations.first?["configurations"] as? [[String: String]]) == [["door": "north"]])
+            let deliveries = try #require(json["deliveries"] as? [[String: Any]])
+            #expect(deliveries.map { $0["outcome"] as? String } == ["delivered", "retry"])
+            #expect(deliveries.map { $0["attempt"] as? Int } == [2, 1])
+            #expect(deliveries.map { $0["status"] as? Int } == [200, 500])
+            #expect(deliveries.last?["reason"] as? String == "InternalServerError")
+            #expect(deliveries.allSatisfy { $0["eventId"] as? String == event && $0["pushType"] as? String == "controls" })
+            let apnsId = try #require(deliveries.first?["apnsId"] as? String)
+            #expect(UUID(uuidString: apnsId) != nil)
+            #expect((deliveries.first?["at"] as? String)?.hasSuffix("Z") == true)
+        }
+    }
+
+    @Test func aDirectPushIsLoggedAndAPrunedTokenKeepsItsLog() async throws {
+        try await DeliveryHarness.run { harness in
+            let app = try await harness.api.createApp()
+            try await harness.registerControls(app, installation: "phone", controls: [(Self.door, "north", "a001")])
+            let sent = try await harness.api.call(.post, "/v1/apps/\(app.id)/pushes", key: app.serverKey, json: #"{"pushToken":"c0ffee","pushType":"background"}"#)
+            expectStatus(200, sent)
+            let direct = try await harness.api.call(.get, "/v1/apps/\(app.id)/tokens/c0ffee", key: app.serverKey)
+            expectStatus(200, direct)
+            #expect((direct.json?["registrations"] as? [Any])?.isEmpty == true)
+            let line = try #require((direct.json?["deliveries"] as? [[String: Any]])?.first)
+            #expect(line["outcome"] as? String == "delivered" && line["pushType"] as? String == "background" && line["eventId"] == nil)
+
+            harness.simulator.markUnregistered(token: "a001", at: Date().addingTimeInterval(60))
+            let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#)
+            #expect(try await harness.waitUntilDone(app, event: event)["pruned"] as? Int == 1)
+            let pruned = try await harness.api.call(.get, "/v1/apps/\(app.id)/tokens/a001", key: app.serverKey)
+            expectStatus(200, pruned)
+            #expect((pruned.json?["registrations"] as? [Any])?.isEmpty == true)
+            let last = try #require((pruned.json?["deliveries"] as? [[String: Any]])?.first)
+            #expect(last["outcome"] as? String == "pruned" && last["status"] as? Int == 410 && last["reason"] as? String == "Unregistered")
+        }
+    }
+
+    @Test func tokenInspectorRefusesBadUnknownAndForeignRequests() async throws {
+        try await Harness.make().run { api in
+            let app = try await api.createApp()
+            let other = try await api.createApp(bundleId: "com.example.other")
+            let bad = try await api.call(.get, "/v1/apps/\(app.id)/tokens/not-hex", key: app.serverKey)
+            #expect(bad.status == 400 && bad.errorCode == "invalid_field")
+            let unknown = try await api.call(.get, "/v1/apps/\(app.id)/tokens/abcd", key: app.serverKey)
+            #expect(unknown.status == 404 && unknown.errorCode == "not_found")
+            #expect(try await api.call(.get, "/v1/apps/\(app.id)/tokens/abcd", key: nil).status == 401)
+            let foreign = try await api.call(.get, "/v1/apps/\(app.id)/tokens/abcd", key: other.serverKey)
+            #expect(foreign.status == 403 || foreign.status == 401)
+            let device = try await api.call(.get, "/v1/apps/\(app.id)/tokens/abcd", key: app.deviceToken(userId: "u1"))
+            #expect(device.status == 403)
+        }
+    }
+
+    @Test func eventsArePagedNewestFirstAndFilteredByState() async throws {
+        let harness = try await Harness.make()
+        try await harness.run { api in
+            let app = try await api.createApp()
+            var posted: [String] = []
+            for _ in 0..<3 {
+                let reply = try await api.call(.post, "/v1/apps/\(app.id)/events", key: app.serverKey, json: #"{"target":{"controls":{"kinds":["k"]}},"audience":{"all":true}}"#)
+                posted.append(try #require(reply.json?["eventId"] as? String))
+                harness.advance(seconds: 1)
+            }
+            let first = try await api.call(.get, "/v1/apps/\(app.id)/events?limit=2", key: app.serverKey)
+            expectStatus(200, first)
+            let page = try #require(first.json?["events"] as? [[String: Any]])
+            #expect(page.map { $0["eventId"] as? String } == [posted[2], posted[1]])
+            #expect(page.first?["state"] as? String == "accepted" && page.first?["matched"] as? Int == 0)
+            #expect((page.first?["createdAt"] as? String)?.hasSuffix("Z") == true)
+            let next = try #require(first.json?["next"] as? String)
+            let second = try await api.call(.get, "/v1/apps/\(app.id)/events?limit=2&after=\(next)", key: app.serverKey)
+            #expect((second.json?["events"] as? [[String: Any]])?.map { $0["eventId"] as? String } == [posted[0]])
+            #expect(second.json?["next"] == nil)
+            let accepted = try await api.call(.get, "/v1/apps/\(app.id)/events?state=accepted", key: app.serverKey)
+            #expect((accepted.json?["events"] as? [Any])?.count == 3)
+            let done = try await api.call(.get, "/v1/apps/\(app.id)/events?state=done", key: app.serverKey)
+            #expect((done.json?["events"] as? [Any])?.isEmpty == true)
+            let other = try await api.createApp(bundleId: "com.example.other")
+            let foreign = try await api.call(.get, "/v1/apps/\(other.id)/events", key: other.serverKey)
+            #expect((foreign.json?["events"] as? [Any])?.isEmpty == true, "apps never see each other's events")
+        }
+    }
+
+    @Test(arguments: ["state=finished", "limit=0", "limit=501", "limit=ten", "after=no-such-event"])
+    func eventListRefusesBadQueries(query: String) async throws {
+        try await Harness.make().run { api in
+            let app = try await api.createApp()
+            let reply = try await api.call(.get, "/v1/apps/\(app.id)/events?\(query)", key: app.serverKey)
+            #expect(reply.status == 400 && reply.errorCode == "invalid_field", "\(reply.body)")
+            #expect(reply.errorMessage?.contains(String(query.prefix { $0 != "=" })) == true)
+        }
+    }
+
+    @Test func pruningKeepsEachAppsNewestLinesWithinTheRetention() async throws {
+        let store = try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store"))
+        defer { Task { try? await store.close() } }
+        try await store.createApp(RegistryStoreConformance.app("a", keyHash: "hash-a"))
+        try await store.createApp(RegistryStoreConformance.app("b", keyHash: "hash-b"))
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        func line(_ app: String, _ minute: Int) -> DeliveryLogEntry {
+            DeliveryLogEntry(
+                appId: app, token: "aa", pushType: "controls", eventId: "e", outcome: "delivered", answer: DeliveryAnswer(status: 200),
+                attempt: 1, at: start.addingTimeInterval(Double(minute) * 60)
+            )
+        }
+        try await store.logDeliveries((0..<6).map { line("a", $0) } + (0..<2).map { line("b", $0) })
+        // Lines before minute 1 are too old; each app keeps its newest 3.
+        let removed = try await store.pruneDeliveryLog(before: start.addingTimeInterval(60), keepPerApp: 3)
+        #expect(removed == 4)
+        let kept = try await store.deliveryLog(appId: "a", token: "aa", limit: 10).map(\.at)
+        #expect(kept == [5, 4, 3].map { start.addingTimeInterval(Double($0) * 60) })
+        #expect(try await store.deliveryLog(appId: "b", token: "aa", limit: 10).count == 1)
+        #expect(try await store.deliveryOutcomes(appId: "a", eventId: "e") == ["delivered": 3])
+        #expect(try await store.deleteApp(id: "a"))
+        #expect(try await store.deliveryLog(appId: "a", token: "aa", limit: 10).isEmpty, "a deleted app's log goes with it")
+    }
+}

@@ -73,8 +73,12 @@ public enum PostgresRegistryStore {
     /// Connects to `url` (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require`),
     /// checks the connection and migrates the schema.
     /// - Throws: `StoreError(.unavailable)` naming what is wrong (bad URL, unreachable, refused, newer schema).
-    public static func open(url: String, logger: Logger, claimLease: Duration = .seconds(60)) async throws -> SQLRegistryStore {
-        let configuration = try configuration(url: url)
+    /// - Parameter maxConnections: the pool's size (the database's `max_connections` bounds the sum over instances).
+    public static func open(
+        url: String, logger: Logger, claimLease: Duration = .seconds(60), maxConnections: Int = 16
+    ) async throws -> SQLRegistryStore {
+        var configuration = try configuration(url: url)
+        configuration.options.maximumConnections = maxConnections
         var sqlLogger = logger
         sqlLogger.logLevel = max(logger.logLevel, .info)
         let connector = PostgresConnector(configuration: configuration, logger: sqlLogger)
@@ -84,8 +88,8 @@ public enum PostgresRegistryStore {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await store.ping() }
                 group.addTask {
-                    try await Task.sleep(for: .seconds(10))
-                    throw StoreError(.unavailable, "PostgreSQL at \(redacted(url)) did not answer within 10 s")
+                    try await Task.sleep(for: .seconds(20))
+                    throw StoreError(.unavailable, "PostgreSQL at \(redacted(url)) did not answer within 20 s (unreachable, or no free connection)")
                 }
                 try await group.next()
                 group.cancelAll()
@@ -122,7 +126,6 @@ public enum PostgresRegistryStore {
             configuration = .init(host: parts.host ?? "localhost", port: parts.port ?? 5432, username: user, password: parts.password, database: database, tls: tls)
         }
         configuration.options.connectTimeout = .seconds(5)
-        configuration.options.maximumConnections = 16
         return configuration
     }
 

@@ -3,7 +3,8 @@ import Logging
 import SignalboxStore
 import Testing
 
-/// The storage backends every store test runs on. PostgreSQL comes from `SIGNALBOX_TEST_POSTGRES_URL`, which
+/// The storage backends every store test runs on. Suites run in parallel, so each PostgreSQL store keeps a pool of
+/// 4 (with 16 each they exhausted the test server's connections and stores failed to open). PostgreSQL comes from `SIGNALBOX_TEST_POSTGRES_URL`, which
 /// `scripts/test` sets after starting a throw-away server; in CI a missing URL fails those tests instead of
 /// leaving them out.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -24,7 +25,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func open(claimLease: Duration = .seconds(60)) async throws -> SQLRegistryStore {
         switch self {
         case .sqlite: return try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test"))
-        case .postgres: return try await PostgresRegistryStore.open(url: try TestDatabases.fresh(), logger: Logger(label: "test"), claimLease: claimLease)
+        case .postgres: return try await PostgresRegistryStore.open(url: try TestDatabases.fresh(), logger: Logger(label: "test"), claimLease: claimLease, maxConnections: 4)
         }
     }
 
@@ -42,7 +43,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             for _ in 0..<count {
                 switch self {
                 case .sqlite: stores.append(try await SQLiteRegistryStore.open(path: location, logger: Logger(label: "test")))
-                case .postgres: stores.append(try await PostgresRegistryStore.open(url: location, logger: Logger(label: "test"), claimLease: claimLease))
+                case .postgres: stores.append(try await PostgresRegistryStore.open(url: location, logger: Logger(label: "test"), claimLease: claimLease, maxConnections: 4))
                 }
             }
             try await body(stores)

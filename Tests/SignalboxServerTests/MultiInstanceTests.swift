@@ -80,6 +80,10 @@ import Testing
         // Kill 1: the first instance (which was sent the event), while the event is being fanned out.
         while try await status()["matched"] as? Int ?? 0 < 2_000 { try await Task.sleep(for: .milliseconds(5)) }
         first.kill()
+        // What may be sent twice: pushes claimed and not yet recorded when the process died (counted for both
+        // instances, so an upper bound): sent or being sent, or answered and waiting for the next recording.
+        func unrecorded() throws -> Int { Int(try TestDatabases.psql(database, "SELECT COUNT(*) FROM outbox WHERE state = 'sending'")) ?? 0 }
+        var atRisk = try unrecorded()
         let planned = try await status()["matched"] as? Int ?? 0
         print("multi.kill1_matched=\(planned) of \(total)")
         #expect(planned < total, "the first kill landed after the fan-out had finished")
@@ -87,6 +91,7 @@ import Testing
         // Kill 2: the second instance, in the middle of delivery.
         while try await CrashTests.acceptedCount(admin) < total / 2 { try await Task.sleep(for: .milliseconds(10)) }
         second.kill()
+        atRisk += try unrecorded()
         let atKill = try await CrashTests.acceptedCount(admin)
         #expect(atKill < total, "the second kill landed after delivery had finished")
         (second, secondAPI) = try await start("b")
@@ -107,9 +112,7 @@ import Testing
         let expected = Set((0..<Self.installations).flatMap { installation in (0..<Self.controlsEach).map { CrashTests.token(installation, $0) } })
         #expect(Set(received.keys) == expected, "every token received its push")
         let duplicates = received.values.reduce(0) { $0 + $1 - 1 }
-        print("multi.duplicates_after_two_kills=\(duplicates) pushes (bound \(4 * Self.maxInFlight))")
-        // Only what a killed process had sent but not recorded may be sent twice: in flight (at most
-        // SIGNALBOX_MAX_IN_FLIGHT) or answered and waiting for the next 20 ms recording, at each of the two kills.
-        #expect(duplicates <= 4 * Self.maxInFlight)
+        print("multi.duplicates_after_two_kills=\(duplicates) pushes (claimed and unrecorded at the kills: \(atRisk))")
+        #expect(duplicates <= atRisk, "only pushes claimed and not recorded at a kill may be sent twice")
     }
 }

@@ -79,20 +79,24 @@ enum TestDatabases {
         return parts.string!
     }
 
-    /// Runs one SQL command with `psql`.
-    static func psql(_ url: String, _ command: String) throws {
+    /// Runs one SQL command with `psql`. - Returns: what it printed (unaligned, tuples only).
+    @discardableResult
+    static func psql(_ url: String, _ command: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", command]
+        process.arguments = ["psql", "-q", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", command]
         let errors = Pipe()
+        let output = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw TestDatabaseError(message: "psql failed: \(message)")
         }
+        return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

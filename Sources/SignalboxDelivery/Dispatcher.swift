@@ -75,8 +75,10 @@ public struct Dispatcher: Service {
                         if !claimed.isEmpty {
                             logger.debug("pushes claimed", metadata: ["count": "\(claimed.count)", "took": "\(ContinuousClock.now - started)"])
                         }
-                    } catch {
+                    } catch where !Task.isCancelled {
                         logger.error("claiming pushes failed", metadata: ["error": "\(error)"])
+                    } catch {
+                        // Shutting down: the loop ends.
                     }
                     results.started(claimed)
                     claimed.forEach(send)
@@ -154,8 +156,10 @@ public struct Dispatcher: Service {
             do {
                 let released = try await store.releaseClaims(now: now())
                 if released > 0 { logger.warning("claims of a stopped instance taken over", metadata: ["count": "\(released)"]) }
-            } catch {
+            } catch where !Task.isCancelled {
                 logger.error("releasing ended claims failed", metadata: ["error": "\(error)"])
+            } catch {
+                return  // shutting down
             }
         }
     }

@@ -8,7 +8,8 @@ import Synchronization
 
 /// Delivers the outbox: sends the pushes the fan-out handed off and claims other due pushes, up to
 /// `maxInFlight` at once, and records each result in batches. Pushes claimed (or handed off) but not recorded
-/// when the process dies are released at the next start.
+/// when the process dies are released by the next start or, on a shared database, by any instance once their
+/// lease has ended (`releaseLoop`).
 public struct Dispatcher: Service {
     let store: any DeliveryStore
     let sender: PushSender

@@ -12,8 +12,7 @@ public enum TokenPruning {
 
     /// `410 Unregistered` with APNs' timestamp `since`: the token goes unless a registration renewed it at or
     /// after that time (the app re-registered it since the device said it was gone).
-    public static func removesUnregistered(since: Date?, renewedAtOrAfter renewed: (Date) -> Bool) -> Bool {
-        guard let since else { return true }
-        return !renewed(since)
+    public static func removesUnregistered(since: Date?, renewedSince: Bool) -> Bool {
+        since == nil || !renewedSince
     }
 }

@@ -27,7 +27,10 @@ final class PostgresConnector: SQLConnector {
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await retryingRaces {
-            try await self.client.withConnection { connection in try await connection.sql(queryLogLevel: nil).inTransaction(body) }
+            try await self.client.withConnection { connection in
+                // A connection left inside a transaction would poison the pool: closed, the pool replaces it.
+                try await connection.sql(queryLogLevel: nil).inTransaction(body, abandon: { try? await connection.close() })
+            }
         }
     }
 
@@ -73,9 +76,11 @@ public enum PostgresRegistryStore {
     /// Connects to `url` (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require`),
     /// checks the connection and migrates the schema.
     /// - Throws: `StoreError(.unavailable)` naming what is wrong (bad URL, unreachable, refused, newer schema).
-    /// - Parameter maxConnections: the pool's size (the database's `max_connections` bounds the sum over instances).
+    /// - Parameters:
+    ///   - claimLease: how long a claim stays this instance's (`DeliveryConfiguration.claimLease`).
+    ///   - maxConnections: the pool's size (the database's `max_connections` bounds the sum over instances).
     public static func open(
-        url: String, logger: Logger, claimLease: Duration = .seconds(60), maxConnections: Int = 16
+        url: String, logger: Logger, claimLease: Duration, maxConnections: Int = 16
     ) async throws -> SQLRegistryStore {
         var configuration = try configuration(url: url)
         configuration.options.maximumConnections = maxConnections

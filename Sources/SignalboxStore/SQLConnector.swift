@@ -55,15 +55,18 @@ struct SQLiteConnector: SQLConnector {
 }
 
 extension SQLDatabase {
-    /// `body` between BEGIN and COMMIT on this connection; ROLLBACK when it throws.
-    func inTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    /// `body` between BEGIN and COMMIT on this connection; ROLLBACK when it throws. When the ROLLBACK fails too
+    /// (a cancelled task), `abandon` is called: the connection is still inside the transaction and must not be reused.
+    func inTransaction<T: Sendable>(
+        _ body: @Sendable (any SQLDatabase) async throws -> T, abandon: () async -> Void = {}
+    ) async throws -> T {
         try await raw("BEGIN").run()
         do {
             let result = try await body(self)
             try await raw("COMMIT").run()
             return result
         } catch {
-            try? await raw("ROLLBACK").run()
+            do { try await raw("ROLLBACK").run() } catch { await abandon() }
             throw error
         }
     }

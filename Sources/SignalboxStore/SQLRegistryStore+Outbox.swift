@@ -211,7 +211,7 @@ extension SQLRegistryStore {
     private static func pruneIfRegisteredBefore(_ db: any SQLDatabase, appId: String, token: String, since: Date?) async throws -> Bool {
         var renewed = false
         if let since { renewed = try await holds(db, appId: appId, token: token, seenSince: since) }
-        guard TokenPruning.removesUnregistered(since: since, renewedAtOrAfter: { _ in renewed }) else { return false }
+        guard TokenPruning.removesUnregistered(since: since, renewedSince: renewed) else { return false }
         return try await deleteToken(db, appId: appId, token: token)
     }
 

@@ -11,9 +11,9 @@ import Testing
 
     @Test func unregisteredRemovesUnlessRenewedSinceAPNsTimestamp() {
         let since = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(TokenPruning.removesUnregistered(since: nil, renewedAtOrAfter: { _ in true }), "no timestamp: gone")
-        #expect(TokenPruning.removesUnregistered(since: since, renewedAtOrAfter: { _ in false }))
-        #expect(!TokenPruning.removesUnregistered(since: since, renewedAtOrAfter: { $0 == since }), "re-registered since")
+        #expect(TokenPruning.removesUnregistered(since: nil, renewedSince: true), "no timestamp: gone")
+        #expect(TokenPruning.removesUnregistered(since: since, renewedSince: false))
+        #expect(!TokenPruning.removesUnregistered(since: since, renewedSince: true), "re-registered since")
     }
 
     @Test func aDeliveringEventIsDoneWhenEveryPushHasAnOutcome() {

@@ -121,15 +121,15 @@ import Testing
 @Suite struct PostgresStartTests {
     @Test func aDatabaseOfANewerSchemaIsRefused() async throws {
         let url = try TestDatabases.fresh()
-        let store = try await PostgresRegistryStore.open(url: url, logger: .init(label: "test"))
+        let store = try await PostgresRegistryStore.open(url: url, logger: .init(label: "test"), claimLease: .seconds(60))
         try await store.close()
         try TestDatabases.psql(url, "INSERT INTO signalbox_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: StoreError.self) { try await PostgresRegistryStore.open(url: url, logger: .init(label: "test")).close() }
+        await #expect(throws: StoreError.self) { try await PostgresRegistryStore.open(url: url, logger: .init(label: "test"), claimLease: .seconds(60)).close() }
     }
 
     @Test func anUnreachableDatabaseFailsTheStartClearly() async throws {
         let error = await #expect(throws: StoreError.self) {
-            try await PostgresRegistryStore.open(url: "postgres://signalbox:secret-password@127.0.0.1:1/none?sslmode=disable", logger: .init(label: "test")).close()
+            try await PostgresRegistryStore.open(url: "postgres://signalbox:secret-password@127.0.0.1:1/none?sslmode=disable", logger: .init(label: "test"), claimLease: .seconds(60)).close()
         }
         let message = try #require(error).description
         #expect(message.contains("127.0.0.1:1"))

@@ -36,8 +36,8 @@ extension SQLRegistryStore {
                     AND next_attempt_at <= \(bind: now.milliseconds)
                 ORDER BY next_attempt_at LIMIT \(bind: limit)
                 """
-            // PostgreSQL runs the per-app pick once per app only as a LATERAL join (as `IN` it re-ran it for every
-            // outbox row: 2.3 s instead of 7 ms with 17,500 pending); SQLite has no LATERAL and plans `IN` well.
+            // PostgreSQL runs the per-app pick once per app only as a LATERAL join (as `IN` it runs it for every
+            // outbox row; docs/reliability.md); SQLite has no LATERAL and plans `IN` well.
             let due: SQLQueryString = backend == .postgres
                 ? """
                     SELECT d.push_id, d.next_attempt_at,

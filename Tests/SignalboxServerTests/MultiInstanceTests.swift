@@ -25,7 +25,7 @@ import Testing
                 environment: [
                     "SIGNALBOX_ADMIN_KEY": adminKey, "SIGNALBOX_MASTER_KEY": masterKey,
                     // Short leases so a killed instance's claims come back within the test; long enough that a live
-                    // instance under load keeps its own (3 s was not: answers were recorded after the lease ended).
+                    // instance under load records its answers before its own claims end.
                     "SIGNALBOX_MAX_IN_FLIGHT": "\(Self.maxInFlight)", "SIGNALBOX_CLAIM_LEASE_SECONDS": "20",
                     // Small pages, so the fan-out lasts long enough to be killed in the middle of it.
                     "SIGNALBOX_FAN_OUT_BATCH": "100",

@@ -4,7 +4,7 @@ import SignalboxStore
 import Testing
 
 /// The storage backends every store test runs on. Suites run in parallel, so each PostgreSQL store keeps a pool of
-/// 4 (with 16 each they exhausted the test server's connections and stores failed to open). PostgreSQL comes from `SIGNALBOX_TEST_POSTGRES_URL`, which
+/// 4, well within the test server's connections. PostgreSQL comes from `SIGNALBOX_TEST_POSTGRES_URL`, which
 /// `scripts/test` sets after starting a throw-away server; in CI a missing URL fails those tests instead of
 /// leaving them out.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -2,6 +2,7 @@ import Foundation
 import SignalboxAPI
 import SignalboxModel
 import SignalboxStore
+import Synchronization
 import Testing
 
 /// The outbox as several processes see it: two stores on one database are two processes (two instances at once
@@ -113,6 +114,32 @@ import Testing
             let status = try #require(try await stores[0].eventStatus(appId: "a", id: "e1"))
             #expect(status.matched == 500 && status.coalesced == 0)
             #expect(try await stores[0].outboxDepth() == 500)
+        }
+    }
+}
+
+extension OutboxConformanceTests {
+    @Test(arguments: Backend.available) func aKeysProviderTokenIsMintedOnceAndSharedUntilItIsOld(_ backend: Backend) async throws {
+        try await backend.withStores(2) { stores in
+            let key = SigningKeyID(teamId: "TEAM123456", keyId: "KEY1234567", fingerprint: "f1")
+            let mints = Mutex(0)
+            let mint: @Sendable (Date) -> @Sendable () throws -> SealedProviderToken = { time in
+                {
+                    mints.withLock { $0 += 1 }
+                    return SealedProviderToken(sealed: Array("token-\(time.timeIntervalSince1970)".utf8), issuedAt: time)
+                }
+            }
+            let first = try await stores[0].sharedProviderToken(key: key, now: now, maxAge: .seconds(2_700), mint: mint(now))
+            let second = try await stores[1].sharedProviderToken(key: key, now: now + 60, maxAge: .seconds(2_700), mint: mint(now + 60))
+            #expect(second == first && mints.withLock { $0 } == 1, "the second instance takes the first one's token")
+            _ = try await stores[1].sharedProviderToken(
+                key: SigningKeyID(teamId: "TEAM123456", keyId: "KEY1234567", fingerprint: "f2"), now: now, maxAge: .seconds(2_700), mint: mint(now)
+            )
+            #expect(mints.withLock { $0 } == 2, "a key claiming the same ids is kept apart: it gets a token of its own")
+            let renewed = try await stores[1].sharedProviderToken(key: key, now: now + 2_700, maxAge: .seconds(2_700), mint: mint(now + 2_700))
+            #expect(renewed.issuedAt == now + 2_700 && mints.withLock { $0 } == 3, "an old token is replaced")
+            let seen = try await stores[0].sharedProviderToken(key: key, now: now + 2_760, maxAge: .seconds(2_700), mint: mint(now + 2_760))
+            #expect(seen == renewed && mints.withLock { $0 } == 3)
         }
     }
 }

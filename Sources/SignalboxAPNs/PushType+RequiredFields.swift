@@ -4,9 +4,9 @@ extension PushType {
     /// The payload fields APNs or the receiving system needs for this push type, as dotted paths
     /// (`aps.content-changed`), missing from `payload`; empty when nothing is missing.
     ///
-    /// Checked before a push leaves Signalbox: APNs accepts many of these payloads with `200` and the device
+    /// `signalbox send` checks it before sending: APNs accepts many of these payloads with `200` and the device
     /// then drops them silently (a File Provider signal without `domain` reaches no enumerator, `apns.md` §7),
-    /// so a rejection here is the only error the sender ever sees.
+    /// so a rejection here is the only error the sender ever sees. (`POST …/pushes` does not check it yet.)
     /// - Returns: `["payload"]` when the payload is not a JSON object.
     public func missingFields(in payload: [UInt8]) -> [String] {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any] else {

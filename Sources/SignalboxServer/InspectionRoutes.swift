@@ -69,32 +69,25 @@ struct InspectionRoutes {
         TokenRegistrationResponse(
             installationId: registration.installationId, userId: registration.userId, kind: registration.kind.rawValue,
             targets: registration.targets, configurations: registration.configurations.map { (try? JSONValue(json: $0)) ?? .object([:]) },
-            tokenSeenAt: ISO8601.string(registration.tokenSeenAt)
+            tokenSeenAt: SignalboxJSON.format(registration.tokenSeenAt)
         )
     }
 
     static func response(_ entry: DeliveryLogEntry) -> DeliveryLogResponse {
         DeliveryLogResponse(
             token: entry.token, pushType: entry.pushType, eventId: entry.eventId, outcome: entry.outcome, status: entry.answer.status,
-            reason: entry.answer.reason, apnsId: entry.answer.apnsId, attempt: entry.attempt, at: ISO8601.string(entry.at)
+            reason: entry.answer.reason, apnsId: entry.answer.apnsId, attempt: entry.attempt, at: SignalboxJSON.format(entry.at)
         )
     }
 
     static func response(_ event: EventSummary) -> EventListItem {
         let status = event.status
         return EventListItem(
-            createdAt: ISO8601.string(event.createdAt),
+            createdAt: SignalboxJSON.format(event.createdAt),
             status: EventStatusResponse(
                 eventId: event.id, state: status.state.rawValue, matched: status.matched, coalesced: status.coalesced,
                 delivered: status.delivered, pending: status.pending, failed: status.failed, pruned: status.pruned, reason: status.reason
             )
         )
-    }
-}
-
-/// ISO 8601 UTC timestamps with milliseconds, as the inspection endpoints answer them.
-enum ISO8601 {
-    static func string(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

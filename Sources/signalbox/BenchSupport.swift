@@ -137,8 +137,10 @@ enum BenchServer {
         server.arguments = [
             "serve", "--port", String(port), "--data-dir", directory, "--apns-host", apnsHost, "--apns-port", String(apnsPort),
             "--apns-ca", ca,
-        ] + (database.map { ["--database", $0] } ?? [])
+        ]
         var environment = ProcessInfo.processInfo.environment
+        // Through the environment, not the command line, where a password would show in `ps`.
+        if let database { environment["SIGNALBOX_DATABASE_URL"] = database }
         environment["SIGNALBOX_ADMIN_KEY"] = adminKey
         // Instances sharing a database unseal its secrets with one master key.
         environment["SIGNALBOX_MASTER_KEY"] = environment["SIGNALBOX_MASTER_KEY"] ?? Data(SHA256.hash(data: Data(adminKey.utf8))).base64EncodedString()

@@ -47,7 +47,7 @@ extension SendCommand {
             throw ValidationError("--container and --domain apply to --type fileprovider only")
         }
         if let payload {
-            guard pushType != .fileprovider || (container == nil && domain == nil) else {
+            guard container == nil && domain == nil else {
                 throw ValidationError("give either --payload or --container/--domain, not both")
             }
             return Array(payload.utf8)

@@ -31,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     var port: Int?
     @Option(help: "Data directory (default ./signalbox-data).")
     var dataDir: String?
-    @Option(help: "PostgreSQL URL (postgres://…); absent: the embedded SQLite in the data directory.")
+    @Option(help: "PostgreSQL URL (postgres://…); absent: the embedded SQLite in the data directory. A password in it shows in `ps`: give such a URL as SIGNALBOX_DATABASE_URL or in --config.")
     var database: String?
     @Option(help: "Default enumerator lease in seconds (default 600).")
     var leaseSeconds: Int?

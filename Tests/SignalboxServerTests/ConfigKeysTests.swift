@@ -25,7 +25,7 @@ struct ConfigKeysTests {
         }
     }
 
-    /// Variables keep the names Signalbox read before configuration files existed.
+    /// Each key's variable is the documented one.
     @Test(arguments: [
         ("host", "SIGNALBOX_HOST"), ("dataDir", "SIGNALBOX_DATA_DIR"), ("adminKey", "SIGNALBOX_ADMIN_KEY"),
         ("database", "SIGNALBOX_DATABASE_URL"), ("delivery.maxInFlight", "SIGNALBOX_MAX_IN_FLIGHT"),

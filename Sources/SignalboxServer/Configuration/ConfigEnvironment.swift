@@ -1,7 +1,6 @@
 import Configuration
 
-/// The environment variable of each configuration key. Names stay those Signalbox read before configuration
-/// files existed: `SIGNALBOX_` and the key's last part in upper snake case for the `delivery`, `quotas` and
+/// The environment variable of each configuration key: `SIGNALBOX_` and the key's last part in upper snake case for the `delivery`, `quotas` and
 /// `connections` sections (`delivery.maxInFlight` → `SIGNALBOX_MAX_IN_FLIGHT`), the whole key for the others
 /// (`tls.certificate` → `SIGNALBOX_TLS_CERTIFICATE`), with three exceptions below.
 public enum ConfigEnvironment {

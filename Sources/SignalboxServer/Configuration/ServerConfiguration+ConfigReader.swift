@@ -59,7 +59,7 @@ extension ServerConfiguration {
 }
 
 /// Reads one setting at a time with its range checked; an empty string counts as absent (an exported but
-/// empty environment variable), as before configuration files existed.
+/// empty environment variable).
 struct SettingsReader {
     let reader: ConfigReader
     let problems: ConfigProblems

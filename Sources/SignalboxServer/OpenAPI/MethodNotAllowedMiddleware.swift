@@ -13,7 +13,10 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-            guard let operation = OpenAPIOperations.all.first(where: { Self.matches($0.segments, segments) }) else { throw error }
+            // A 404 from a handler of an allowed method (not the router's) stays a 404.
+            guard let operation = OpenAPIOperations.all.first(where: { Self.matches($0.segments, segments) }),
+                  !operation.methods.contains(request.method.rawValue)
+            else { throw error }
             var response = Response.json(
                 ErrorResponse(code: "method_not_allowed", message: "\(request.method) is not allowed here; allowed: \(operation.methods.joined(separator: ", "))"),
                 status: .methodNotAllowed

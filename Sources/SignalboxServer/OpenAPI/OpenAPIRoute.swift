@@ -4,7 +4,7 @@ import Hummingbird
 ///
 /// The document is hand-written (`openapi.json` beside this file) rather than the source of generated types:
 /// the hand-written `SignalboxAPI` decoders reject unknown fields and name the failing field's path in their
-/// errors, and swift-openapi-generator's build plugin would add minutes to every clean build on two cores.
+/// errors, and swift-openapi-generator's build plugin would lengthen every clean build.
 /// `OpenAPIDocumentTests` checks the types against the document; schemathesis checks the running server.
 enum OpenAPIRoute {
     static func add(to router: Router<BasicRequestContext>) {

@@ -57,35 +57,46 @@ extension SQLRegistryStore {
     }
 
     /// A token belongs to one device: after a reinstall the new installation registers the old token, and the
-    /// old installation (never heard from again) must not draw a second push for it.
+    /// old installation (never heard from again) must not draw a second push for it. Only installations of the same
+    /// user (or both without one) give a token up: a device cannot take another user's token and registrations.
     static func moveWidgetToken(_ db: any SQLDatabase, appId: String, to installationId: String, token: String) async throws {
-        let others = """
-            SELECT installation_id FROM widget_tokens
-            WHERE app_id = \(appId.sqlLiteral) AND push_token = \(token.sqlLiteral) AND installation_id <> \(installationId.sqlLiteral)
-            """
-        try await db.raw("DELETE FROM widgets WHERE app_id = \(bind: appId) AND installation_id IN (\(unsafeRaw: others))").run()
-        try await db.raw("DELETE FROM widget_tokens WHERE app_id = \(bind: appId) AND installation_id IN (\(unsafeRaw: others))").run()
+        let others = sameUserHolders(table: "widget_tokens", appId: appId, installationId: installationId, token: token)
+        try await db.raw("DELETE FROM widgets WHERE app_id = \(bind: appId) AND installation_id IN (\(others))").run()
+        try await db.raw("DELETE FROM widget_tokens WHERE app_id = \(bind: appId) AND installation_id IN (\(others))").run()
     }
 
     /// As `moveWidgetToken`; the old installation's domains and enumerators go with its token.
     static func moveFileProviderToken(_ db: any SQLDatabase, appId: String, to installationId: String, token: String) async throws {
-        let others = """
-            SELECT installation_id FROM file_provider_tokens
-            WHERE app_id = \(appId.sqlLiteral) AND push_token = \(token.sqlLiteral) AND installation_id <> \(installationId.sqlLiteral)
-            """
+        let others = sameUserHolders(table: "file_provider_tokens", appId: appId, installationId: installationId, token: token)
         for table in ["enumerators", "file_provider_domains", "file_provider_tokens"] {
-            try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND installation_id IN (\(unsafeRaw: others))").run()
+            try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND installation_id IN (\(others))").run()
         }
+    }
+
+    /// The other installations of `installationId`'s user that hold `token` in `table`.
+    private static func sameUserHolders(table: String, appId: String, installationId: String, token: String) -> SQLQueryString {
+        """
+        SELECT t.installation_id FROM \(unsafeRaw: table) t
+        JOIN installations holder ON holder.app_id = t.app_id AND holder.installation_id = t.installation_id
+        JOIN installations writer ON writer.app_id = t.app_id AND writer.installation_id = \(bind: installationId)
+        WHERE t.app_id = \(bind: appId) AND t.push_token = \(bind: token) AND t.installation_id <> \(bind: installationId)
+            AND holder.user_id IS NOT DISTINCT FROM writer.user_id
+        """
     }
 
     /// As `moveWidgetToken`, for the control tokens just written by a group of installations: one statement
     /// per 500 tokens. (Two installations of one group that claim the same token both keep it until a later write.)
     static func moveControlTokens(_ db: any SQLDatabase, appId: String, _ writes: [(installationId: String, tokens: [String])]) async throws {
         let writers = writes.map(\.installationId)
-        for tokens in writes.flatMap(\.tokens).chunked(500) {
+        let pairs = writes.flatMap { write in write.tokens.map { (token: $0, writer: write.installationId) } }
+        for chunk in pairs.chunked(500) {
+            let values = chunk.map { pair -> SQLQueryString in "(\(bind: pair.token), \(bind: pair.writer))" }
             try await db.raw("""
-                DELETE FROM controls WHERE app_id = \(bind: appId) AND push_token IN (\(binds: Array(tokens)))
-                    AND installation_id NOT IN (\(binds: writers))
+                DELETE FROM controls WHERE app_id = \(bind: appId) AND installation_id NOT IN (\(binds: writers)) AND EXISTS (
+                    SELECT 1 FROM (VALUES \(values.joined(separator: ", "))) AS w
+                    JOIN installations writer ON writer.app_id = controls.app_id AND writer.installation_id = w.column2
+                    JOIN installations holder ON holder.app_id = controls.app_id AND holder.installation_id = controls.installation_id
+                    WHERE w.column1 = controls.push_token AND holder.user_id IS NOT DISTINCT FROM writer.user_id)
                 """).run()
         }
     }

@@ -121,6 +121,30 @@ struct RegistryStoreConformance {
         #expect(try await !store.deleteEnumerator(appId: "a", installationId: "i", domain: "d", container: "long", now: now))
     }
 
+    /// A reinstall takes its tokens over from the user's old installation; another user's installation keeps them.
+    func onlyTheSameUsersInstallationGivesATokenUp() async throws {
+        try await store.createApp(Self.app("a"))
+        func register(_ installation: String, user: String) async throws {
+            try await store.putInstallation(appId: "a", Installation(id: installation, userId: user, channels: [], environment: .sandbox), now: now)
+            try await store.putWidgets(appId: "a", installationId: installation, WidgetRegistration(pushToken: "aa01", widgets: [Widget(kind: "k", family: "f")]), now: now)
+            try await store.putControls(appId: "a", installationId: installation, [Control(kind: "c", pushToken: "cc01")], now: now)
+            try await store.putFileProvider(appId: "a", installationId: installation, FileProviderRegistration(pushToken: "ff01", domains: [FileProviderDomain(id: "d", replicated: false)]), now: now)
+        }
+        func holdsAll(_ installation: String) async throws -> Bool {
+            let snapshot = try await store.installation(appId: "a", id: installation, now: now)
+            return snapshot?.widgets?.pushToken == "aa01" && snapshot?.controls.map(\.pushToken) == ["cc01"] && snapshot?.fileProvider?.pushToken == "ff01"
+        }
+        try await register("old", user: "u1")
+        try await register("stranger", user: "u2")
+        #expect(try await holdsAll("old"), "another user's device cannot take the tokens")
+        try await register("new", user: "u1")
+        let (oldHolds, newHolds) = (try await holdsAll("old"), try await holdsAll("new"))
+        #expect(!oldHolds && newHolds, "the same user's reinstall takes them over")
+        let old = try await store.installation(appId: "a", id: "old", now: now)
+        #expect(old?.widgets == nil && old?.controls == [] && old?.fileProvider == nil)
+        #expect(try await holdsAll("stranger"))
+    }
+
     func quotesInValuesAreData() async throws {
         let id = "o'brien\"; DROP TABLE apps; --"
         try await store.putInstallation(appId: "a", Installation(id: id, userId: id, channels: [id], environment: .sandbox), now: now)
@@ -148,6 +172,9 @@ struct RegistryStoreConformance {
     }
     @Test(arguments: Backend.available) func leasesExpireAndAreCleanedUp(_ backend: Backend) async throws {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).leasesExpireAndAreCleanedUp() }
+    }
+    @Test(arguments: Backend.available) func onlyTheSameUsersInstallationGivesATokenUp(_ backend: Backend) async throws {
+        try await backend.withStore { try await RegistryStoreConformance(store: $0).onlyTheSameUsersInstallationGivesATokenUp() }
     }
     @Test(arguments: Backend.available) func quotesInValuesAreData(_ backend: Backend) async throws {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).quotesInValuesAreData() }

@@ -99,7 +99,7 @@ extension SQLRegistryStore {
             }
             try await Self.finish(db, credits)
             try await Self.recordSent(db, credits.filter { $0.column == "delivered" }.map(\.push), now: now)
-            try await Self.logCompletions(db, completions, credits: Dictionary(credits.map { ($0.push.id, $0.column) }) { $1 }, now: now)
+            try await Self.logCompletions(db, completions.filter { held.contains($0.push.id) }, credits: Dictionary(credits.map { ($0.push.id, $0.column) }) { $1 }, now: now)
             return summary
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import SignalboxServer
 import Testing
 
 /// The dashboard's sessions, CSRF tokens and access rules, through the router (the browser test covers the pages).
@@ -164,5 +165,19 @@ import Testing
             #expect(deleted.status == 303)
             #expect(try await api.call(.get, "/v1/apps/\(app.id)", key: Harness.adminKey).status == 404)
         }
+    }
+}
+
+/// One principal's sign-ins evict only its own sessions (`DashboardSessions.capacityPerPrincipal`).
+@Suite struct DashboardSessionCapTests {
+    @Test func signingInAgainAndAgainWithAnAppKeyNeverSignsTheAdminOut() {
+        let sessions = DashboardSessions()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let admin = sessions.start(.admin, now: now).id
+        let app = DashboardPrincipal.app(id: "a", keyHash: "h")
+        let first = sessions.start(app, now: now + 1).id
+        for index in 0..<DashboardSessions.capacityPerPrincipal { _ = sessions.start(app, now: now + 2 + Double(index)) }
+        #expect(sessions.session(id: admin, now: now + 200) != nil, "the admin is still signed in")
+        #expect(sessions.session(id: first, now: now + 200) == nil, "the app's own oldest session went")
     }
 }

@@ -14,8 +14,9 @@ final class DashboardSessions: Sendable {
 
     /// How long a session lasts after sign-in.
     static let lifetime: TimeInterval = 8 * 3600
-    /// Sessions kept at most; the oldest go first (sign-ins are rare, so this only bounds abuse).
-    static let capacity = 1_000
+    /// Sessions kept at most per principal (the admin, each app's key); that principal's oldest go first, so
+    /// signing in again and again with one app's key can never sign the admin or another app out.
+    static let capacityPerPrincipal = 100
 
     private let sessions = Mutex<[String: Session]>([:])
 
@@ -25,7 +26,8 @@ final class DashboardSessions: Sendable {
         let session = Session(csrfToken: Secret.generate(prefix: ""), principal: principal, expires: now.addingTimeInterval(Self.lifetime))
         sessions.withLock { sessions in
             sessions = sessions.filter { $0.value.expires > now }
-            if sessions.count >= Self.capacity, let oldest = sessions.min(by: { $0.value.expires < $1.value.expires }) {
+            let own = sessions.filter { $0.value.principal == principal }
+            if own.count >= Self.capacityPerPrincipal, let oldest = own.min(by: { $0.value.expires < $1.value.expires }) {
                 sessions[oldest.key] = nil
             }
             sessions[Self.key(id)] = session

@@ -27,12 +27,17 @@ public func buildApplication(
     }
     let secrets = try SecretBox(masterKey: directory.masterKey(configured: configuration.masterKey, logger: logger))
     let store = if let url = configuration.database {
-        try await PostgresRegistryStore.open(url: url, logger: logger, claimLease: configuration.delivery.claimLease)
+        try await PostgresRegistryStore.open(
+            url: url, logger: logger, claimLease: configuration.delivery.claimLease, deliveryLog: configuration.deliveryLog.maxLinesPerApp > 0
+        )
     } else {
-        try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger)
+        try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger, deliveryLog: configuration.deliveryLog.maxLinesPerApp > 0)
     }
+    // Instances on one database compare each other's leases and token issue times: they all read its clock.
+    let clock = SharedClock()
     do {
         try directory.restrictFiles()  // SQLite's -wal and -shm, now that they exist
+        try await synchronize(clock, with: store, logger: logger)
     } catch {
         try? await store.close()
         throw error
@@ -40,7 +45,7 @@ public func buildApplication(
     try await resealLegacySecrets(store: store, secrets: secrets, logger: logger)
     let dependencies = APIDependencies(
         configuration: configuration, store: store, adminKey: adminKey, secrets: secrets, metrics: metrics, transport: transport,
-        onCredentialsLoaded: onCredentialsLoaded
+        onCredentialsLoaded: onCredentialsLoaded, now: clock.now
     )
     var services: [any Service] = [
         StoreService(store: store),
@@ -63,6 +68,12 @@ public func buildApplication(
         },
         FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now),
     ]
+    if store.backend == .postgres {
+        services.append(PeriodicWork(what: "the database clock's offset", interval: .seconds(60), logger: logger) {
+            try await synchronize(clock, with: store, logger: logger)
+            return 0
+        })
+    }
     if let sender = dependencies.sender {
         services.append(Dispatcher(
             store: store, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now
@@ -99,4 +110,14 @@ struct StoreService: Service {
         try? await gracefulShutdown()
         try await store.close()
     }
+}
+
+/// Sets `clock` to the database's time when the database is shared (PostgreSQL).
+private func synchronize(_ clock: SharedClock, with store: any SignalboxStorage, logger: Logger) async throws {
+    guard let roundTrip = try await clock.synchronize(read: store.sharedTime) else { return }
+    let offset = clock.offsetSeconds
+    let level: Logger.Level = abs(offset) > 1 ? .warning : .debug
+    logger.log(level: level, "this machine's clock differs from the database's; the database's is used", metadata: [
+        "offsetMs": "\(Int((offset * 1000).rounded()))", "roundTripMs": "\(Int((roundTrip.seconds * 1000).rounded()))",
+    ])
 }

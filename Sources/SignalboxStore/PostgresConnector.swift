@@ -79,15 +79,16 @@ public enum PostgresRegistryStore {
     /// - Parameters:
     ///   - claimLease: how long a claim stays this instance's (`DeliveryConfiguration.claimLease`).
     ///   - maxConnections: the pool's size (the database's `max_connections` bounds the sum over instances).
+    ///   - deliveryLog: whether push answers are written to the delivery log.
     public static func open(
-        url: String, logger: Logger, claimLease: Duration, maxConnections: Int = 16
+        url: String, logger: Logger, claimLease: Duration, maxConnections: Int = 16, deliveryLog: Bool = true
     ) async throws -> SQLRegistryStore {
         var configuration = try configuration(url: url)
         configuration.options.maximumConnections = maxConnections
         var sqlLogger = logger
         sqlLogger.logLevel = max(logger.logLevel, .info)
         let connector = PostgresConnector(configuration: configuration, logger: sqlLogger)
-        let store = SQLRegistryStore(connector: connector, claimLease: claimLease)
+        let store = SQLRegistryStore(connector: connector, claimLease: claimLease, deliveryLog: deliveryLog)
         do {
             // The pool retries a refused connection for ever: give the first one a deadline.
             try await withThrowingTaskGroup(of: Void.self) { group in

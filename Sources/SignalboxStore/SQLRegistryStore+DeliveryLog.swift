@@ -6,7 +6,7 @@ import SignalboxModel
 /// and per event, pruned by age and count.
 extension SQLRegistryStore: DeliveryLogStore {
     public func logDeliveries(_ entries: [DeliveryLogEntry]) async throws {
-        guard !entries.isEmpty else { return }
+        guard writesDeliveryLog, !entries.isEmpty else { return }
         try await transaction { db in try await Self.insertLog(db, entries) }
     }
 

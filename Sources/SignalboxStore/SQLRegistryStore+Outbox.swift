@@ -99,7 +99,10 @@ extension SQLRegistryStore {
             }
             try await Self.finish(db, credits)
             try await Self.recordSent(db, credits.filter { $0.column == "delivered" }.map(\.push), now: now)
-            try await Self.logCompletions(db, completions.filter { held.contains($0.push.id) }, credits: Dictionary(credits.map { ($0.push.id, $0.column) }) { $1 }, now: now)
+            if self.writesDeliveryLog {
+                let outcomes = Dictionary(credits.map { ($0.push.id, $0.column) }) { $1 }
+                try await Self.logCompletions(db, completions.filter { held.contains($0.push.id) }, credits: outcomes, now: now)
+            }
             return summary
         }
     }
@@ -116,6 +119,15 @@ extension SQLRegistryStore {
                 """
             guard let row = try await db.raw(query).first(), try !row.decodeNil(column: "due") else { return nil }
             return Date(milliseconds: try row.decode(column: "due", as: Int64.self))
+        }
+    }
+
+    public func sharedTime() async throws -> Date? {
+        guard backend == .postgres else { return nil }
+        return try await oneStatement { db in
+            // clock_timestamp(), not now(): now() is the transaction's start.
+            let row = try await db.raw("SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT AS ms").first()
+            return try row.map { Date(milliseconds: try $0.decode(column: "ms", as: Int64.self)) }
         }
     }
 

@@ -12,14 +12,17 @@ public final class SQLRegistryStore: RegistryStore {
     let owner = PushIds.next()
     /// How long a claim stays this process's; a claim older than that is another instance's to take over.
     let claimLease: Duration
+    /// Whether push answers are written to the delivery log (`deliveryLog.maxLines` 0 turns it off).
+    let writesDeliveryLog: Bool
     /// Concurrent registrations share transactions (see `GroupCommit`).
     let installationWrites = GroupCommit<InstallationWrite>()
     let controlWrites = GroupCommit<ControlsWrite>()
     let registrationWrites = GroupCommit<RegistrationWrite>()
 
-    init(connector: any SQLConnector, claimLease: Duration = .seconds(60)) {
+    init(connector: any SQLConnector, claimLease: Duration = .seconds(60), deliveryLog: Bool = true) {
         self.connector = connector
         self.claimLease = claimLease
+        writesDeliveryLog = deliveryLog
     }
 
     /// Which database this store runs on.

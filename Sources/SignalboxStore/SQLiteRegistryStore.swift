@@ -5,7 +5,7 @@ import SQLiteKit
 /// The embedded default: a SQLite file in the data directory.
 public enum SQLiteRegistryStore {
     /// Opens (creating if needed) `path`, or an in-memory database for `nil`, and migrates it.
-    public static func open(path: String?, logger: Logger) async throws -> SQLRegistryStore {
+    public static func open(path: String?, logger: Logger, deliveryLog: Bool = true) async throws -> SQLRegistryStore {
         // SQLiteNIO logs every statement at debug; keep that out of Signalbox's debug log.
         var sqlLogger = logger
         sqlLogger.logLevel = max(logger.logLevel, .info)
@@ -14,7 +14,9 @@ public enum SQLiteRegistryStore {
         for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"] {
             try await database.raw(SQLQueryString(pragma)).run()
         }
-        let store = SQLRegistryStore(connector: SQLiteConnector(database: database, closeConnection: { try await connection.close() }))
+        let store = SQLRegistryStore(
+            connector: SQLiteConnector(database: database, closeConnection: { try await connection.close() }), deliveryLog: deliveryLog
+        )
         try await store.migrate()
         return store
     }

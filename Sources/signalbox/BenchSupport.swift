@@ -103,9 +103,19 @@ enum BenchRegistrations {
         }
     }
 
+    /// Where `preload` writes: the server's SQLite file or its PostgreSQL database.
+    enum Database {
+        case sqlite(path: String)
+        case postgres(url: String)
+    }
+
     /// The registrations of `register`, written with the server's store (its group commits) while it is stopped.
-    static func preload(appId: String, databasePath: String, indices: Range<Int>) async throws {
-        let store = try await SQLiteRegistryStore.open(path: databasePath, logger: Logger(label: "signalbox.bench"))
+    static func preload(appId: String, into database: Database, indices: Range<Int>) async throws {
+        let logger = Logger(label: "signalbox.bench")
+        let store = switch database {
+        case .sqlite(let path): try await SQLiteRegistryStore.open(path: path, logger: logger)
+        case .postgres(let url): try await PostgresRegistryStore.open(url: url, logger: logger, claimLease: .seconds(120))
+        }
         let next = Counter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<1_000 {

@@ -19,8 +19,8 @@ struct FanOutBench: AsyncParsableCommand {
         abstract: "Time one event fanned out to N control tokens: serve + simulate-apns as separate processes.",
         discussion: """
             Registers through the API (PUT installation + PUT controls per token) unless --preload, which writes the
-            same registrations into the data directory with the server's store while the server is stopped (for
-            1,000,000 tokens). SERVER_LOG_LEVEL sets the server's log level (default warning). With --database the
+            same registrations with the server's store while the servers are stopped (for 1,000,000 tokens), into
+            the data directory or the --database. SERVER_LOG_LEVEL sets the server's log level (default warning). With --database the
             servers keep their data in that PostgreSQL database and --instances of them share the fan-out and
             delivery (registrations and the event go to the first; CPU is the sum, peak memory the largest).
             """
@@ -39,7 +39,6 @@ struct FanOutBench: AsyncParsableCommand {
 
     func validate() throws {
         guard instances >= 1, instances == 1 || database != nil else { throw ValidationError("--instances above 1 needs --database") }
-        guard !(preload && database != nil) else { throw ValidationError("--preload writes SQLite; use it without --database") }
     }
 
     func run() async throws {
@@ -78,7 +77,9 @@ struct FanOutBench: AsyncParsableCommand {
         let registrationStart = ContinuousClock.now
         if preload {
             for server in servers { try await stop(server) }
-            try await preloadRegistrations(appId: appId, databasePath: directory + "/0/signalbox.sqlite")
+            try await BenchRegistrations.preload(
+                appId: appId, into: database.map { .postgres(url: $0) } ?? .sqlite(path: directory + "/0/signalbox.sqlite"), indices: 0..<count
+            )
         } else {
             try await register(appId: appId, serverKey: serverKey, api: api)
             for server in servers { try await stop(server) }
@@ -133,11 +134,6 @@ struct FanOutBench: AsyncParsableCommand {
 
     private func register(appId: String, serverKey: String, api: BenchHTTP) async throws {
         try await BenchRegistrations.register(api: api, appId: appId, serverKey: serverKey, indices: 0..<count, concurrency: concurrency)
-    }
-
-    /// The same registrations as `register`, written through the store the server uses (its group commits).
-    private func preloadRegistrations(appId: String, databasePath: String) async throws {
-        try await BenchRegistrations.preload(appId: appId, databasePath: databasePath, indices: 0..<count)
     }
 
     private static func installationId(_ index: Int) -> String { BenchRegistrations.installationId(index) }

@@ -52,8 +52,8 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         process.terminate()
         while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         let database = directory + "/signalbox.sqlite"
-        try await BenchRegistrations.preload(appId: noisy.id, databasePath: database, indices: 0..<count)
-        try await BenchRegistrations.preload(appId: quiet.id, databasePath: database, indices: count..<(count + 1))
+        try await BenchRegistrations.preload(appId: noisy.id, into: .sqlite(path: database), indices: 0..<count)
+        try await BenchRegistrations.preload(appId: quiet.id, into: .sqlite(path: database), indices: count..<(count + 1))
         process = try await BenchServer.start(
             executable: server, port: port, directory: directory, adminKey: adminKey, apnsHost: "127.0.0.1", apnsPort: port + 1,
             ca: simulator.caPath, api: api

@@ -80,4 +80,21 @@ struct BadInputTests {
             #expect(reply.errorCode == "invalid_field" && reply.errorMessage?.contains("collapseId") == true, "\(reply.body)")
         }
     }
+
+    @Test(arguments: [
+        ("fileprovider", #"{"container-identifier":"NSFileProviderWorkingSetContainerItemIdentifier"}"#, "domain"),
+        ("fileprovider", nil, "no default payload"),
+        ("controls", #"{"aps":{}}"#, "aps.content-changed"),
+        ("alert", nil, "no default payload"),
+    ])
+    func pushesLackingTheirTypesRequiredFieldsAreRefusedBeforeSending(type: String, payload: String?, named: String) async throws {
+        try await Harness.make().run { api in
+            let app = try await api.createApp()
+            let payloadField = payload.map { #", "payload": \#($0)"# } ?? ""
+            let body = #"{"pushToken": "\#(String(repeating: "ab", count: 32))", "pushType": "\#(type)"\#(payloadField)}"#
+            let reply = try await api.call(.post, "/v1/apps/\(app.id)/pushes", key: app.serverKey, json: body)
+            #expect(reply.status == 400, "\(reply.body)")
+            #expect(reply.errorCode == "invalid_push" && reply.errorMessage?.contains(named) == true, "\(reply.body)")
+        }
+    }
 }

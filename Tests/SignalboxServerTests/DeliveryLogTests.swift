@@ -64,6 +64,20 @@ import Testing
         }
     }
 
+    @Test func noLinesAreWrittenWhenTheLogIsTurnedOff() async throws {
+        try await DeliveryHarness.run(configure: { $0.deliveryLog.maxLinesPerApp = 0 }) { harness in
+            let app = try await harness.api.createApp()
+            try await harness.registerControls(app, installation: "phone", controls: [(Self.door, "north", "a001")])
+            let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#)
+            #expect(try await harness.waitUntilDone(app, event: event)["delivered"] as? Int == 1)
+            expectStatus(200, try await harness.api.call(.post, "/v1/apps/\(app.id)/pushes", key: app.serverKey, json: #"{"pushToken":"c0ffee","pushType":"background"}"#))
+            let registered = try await harness.api.call(.get, "/v1/apps/\(app.id)/tokens/a001", key: app.serverKey)
+            expectStatus(200, registered)
+            #expect((registered.json?["deliveries"] as? [Any])?.isEmpty == true)
+            expectStatus(404, try await harness.api.call(.get, "/v1/apps/\(app.id)/tokens/c0ffee", key: app.serverKey))
+        }
+    }
+
     @Test func tokenInspectorRefusesBadUnknownAndForeignRequests() async throws {
         try await Harness.make().run { api in
             let app = try await api.createApp()

@@ -172,4 +172,5 @@ final class FailingStepStore: DeliveryStore, Sendable {
     func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary { try await base.complete(completions, now: now) }
     func nextDueDate(pausedApps: Set<String>) async throws -> Date? { try await base.nextDueDate(pausedApps: pausedApps) }
     func outboxDepth() async throws -> Int { try await base.outboxDepth() }
+    func sharedTime() async throws -> Date? { try await base.sharedTime() }
 }

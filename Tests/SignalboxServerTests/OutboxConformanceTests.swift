@@ -1,5 +1,6 @@
 import Foundation
 import SignalboxAPI
+import SignalboxDelivery
 import SignalboxModel
 import SignalboxStore
 import Synchronization
@@ -82,6 +83,24 @@ import Testing
             _ = try await survivor.complete(retaken.map { PushCompletion(push: $0, result: .delivered) }, now: now + 3_702)
             let status = try #require(try await survivor.eventStatus(appId: "a", id: "e1"))
             #expect(status.delivered == 30 && status.pending == 0)
+        }
+    }
+
+    @Test(arguments: Backend.shared) func anInstanceWhoseClockRunsAheadKeepsOthersLiveLeases(_ backend: Backend) async throws {
+        try await backend.withStores(2) { stores in
+            let (holder, ahead) = (stores[0], stores[1])
+            let holderClock = SharedClock()
+            let aheadLocal: @Sendable () -> Date = { Date() + 600 }
+            let aheadClock = SharedClock(local: aheadLocal)
+            try await holderClock.synchronize(read: holder.sharedTime)
+            try await aheadClock.synchronize(read: ahead.sharedTime)
+            #expect(abs(aheadClock.now().timeIntervalSince(holderClock.now())) < 1, "both read the database's time")
+            try await seed(holder, installations: 30)
+            var step = FanOutStep(planned: 0, coalesced: 0, finished: false)
+            while !step.finished { step = try await holder.fanOutStep(eventId: "e1", batchSize: 100, now: holderClock.now(), handOff: 0) }
+            #expect(try await claimAll(holder, at: holderClock.now()).count == 30)
+            #expect(try await ahead.releaseClaims(now: aheadClock.now()) == 0, "a lease of 60 s is still live")
+            #expect(try await ahead.releaseClaims(now: aheadLocal()) == 30, "by its own clock the leases had ended")
         }
     }
 

@@ -43,4 +43,7 @@ public protocol DeliveryStore: Sendable {
     func nextDueDate(pausedApps: Set<String>) async throws -> Date?
     /// Pushes not yet finished (pending or sending).
     func outboxDepth() async throws -> Int
+    /// The time on the clock that every instance sharing this storage reads (the database's), or nil when one
+    /// process owns the storage and its own clock is the only one.
+    func sharedTime() async throws -> Date?
 }

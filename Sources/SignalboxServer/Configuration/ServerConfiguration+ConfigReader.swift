@@ -38,7 +38,7 @@ extension ServerConfiguration {
         delivery.fanOutBatch = try read.int("delivery.fanOutBatch", default: delivery.fanOutBatch, in: 1...10_000)
 
         deliveryLog.retention = try read.seconds("deliveryLog.days", default: deliveryLog.retention, unit: 86_400)
-        deliveryLog.maxLinesPerApp = try read.int("deliveryLog.maxLines", default: deliveryLog.maxLinesPerApp, in: 1...100_000_000)
+        deliveryLog.maxLinesPerApp = try read.int("deliveryLog.maxLines", default: deliveryLog.maxLinesPerApp, in: 0...100_000_000)
 
         quotas.installationsPerUser = try read.int(
             "quotas.maxInstallationsPerUser", default: quotas.installationsPerUser, in: 1...1_000_000

@@ -51,26 +51,25 @@ extension SQLRegistryStore: DeliveryLogStore {
             try await db.raw("SELECT app_id FROM apps").all().map { try $0.decode(column: "app_id", as: String.self) }
         }
         var removed = 0
-        // One app per transaction: the storage connection is shared, so a large prune goes in short turns.
+        // One app per transaction: the storage connection is shared, so a large prune goes in short turns. Each
+        // turn is a few seeks in `delivery_log_app`: the newest line past the count, a count and a delete of what
+        // is older than that or than the retention (lines written meanwhile are newer than both).
         for app in apps {
             removed += try await transaction { db in
-                let before = try await Self.logLines(db, appId: app)
-                try await db.raw("DELETE FROM delivery_log WHERE app_id = \(bind: app) AND logged_at < \(bind: cutoff.milliseconds)").run()
-                let oldestKept = try await db.raw("""
+                var oldest = cutoff.milliseconds
+                if let pastCount = try await db.raw("""
                     SELECT logged_at FROM delivery_log WHERE app_id = \(bind: app)
                     ORDER BY logged_at DESC LIMIT 1 OFFSET \(bind: keepPerApp)
-                    """).first()?.decode(column: "logged_at", as: Int64.self)
-                if let oldestKept {
-                    try await db.raw("DELETE FROM delivery_log WHERE app_id = \(bind: app) AND logged_at <= \(bind: oldestKept)").run()
+                    """).first()?.decode(column: "logged_at", as: Int64.self) {
+                    oldest = max(oldest, pastCount + 1)
                 }
-                return before - (try await Self.logLines(db, appId: app))
+                let old: SQLQueryString = "app_id = \(bind: app) AND logged_at < \(bind: oldest)"
+                let count = try await db.raw("SELECT COUNT(*) AS n FROM delivery_log WHERE \(old)").first()?.decode(column: "n", as: Int.self) ?? 0
+                if count > 0 { try await db.raw("DELETE FROM delivery_log WHERE \(old)").run() }
+                return count
             }
         }
         return removed
-    }
-
-    private static func logLines(_ db: any SQLDatabase, appId: String) async throws -> Int {
-        try await db.raw("SELECT COUNT(*) AS n FROM delivery_log WHERE app_id = \(bind: appId)").first()?.decode(column: "n", as: Int.self) ?? 0
     }
 
     /// Logs the attempts `complete` records, with the outcome it decided (`credits`: final ones by push id).

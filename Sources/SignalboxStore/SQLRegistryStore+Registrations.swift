@@ -148,12 +148,11 @@ extension SQLRegistryStore {
         try await transaction { db in
             let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(installationId.sqlLiteral)"
             let claim = revision.map { RevisionClaim.enumerator(domain: domain, container: container, revision: $0) }
-            if let claim { try await Self.checkRevision(db, key: key, claim) }
+            if let claim { try await Self.claimRevision(db, appId: appId, installationId: installationId, claim) }
             let match = "\(key) AND domain_id = \(domain.sqlLiteral) AND container_id = \(container.sqlLiteral)"
             let existed = try await db.raw("SELECT expires_at FROM enumerators WHERE \(unsafeRaw: match)").first() != nil
             try await db.raw("DELETE FROM enumerators WHERE \(unsafeRaw: match)").run()
             try await db.raw("UPDATE installations SET last_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
-            if let claim { try await Self.recordRevision(db, appId: appId, installationId: installationId, claim) }
             return existed
         }
     }
@@ -171,11 +170,9 @@ extension SQLRegistryStore {
         guard maxPerUser != nil || revision != nil else { return try await putInstallation(appId: appId, installation, now: now) }
         let write = InstallationWrite(appId: appId, installation: installation, now: now)
         let claim = revision.map { RevisionClaim(resource: "installation", revision: $0) }
-        let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(installation.id.sqlLiteral)"
         // Through the registration group: each write runs alone in the group's transaction, so the count
         // below sees the writes committed before it and concurrent requests cannot pass the limit together.
         try await submitRegistration { db in
-            if let claim { try await Self.checkRevision(db, key: key, claim) }
             if let maxPerUser, let userId = installation.userId,
                 try await db.raw("""
                     SELECT app_id FROM installations WHERE app_id = \(bind: appId) AND installation_id = \(bind: installation.id)
@@ -188,14 +185,15 @@ extension SQLRegistryStore {
                     throw StoreError(.quotaExceeded, "this user already has \(maxPerUser) installations; delete one first")
                 }
             }
+            // After the quota's refusal, which must leave the group's transaction unchanged.
+            if let claim { try await Self.claimRevision(db, appId: appId, installationId: installation.id, claim) }
             try await Self.putInstallations(db, appId: appId, [write])
-            if let claim { try await Self.recordRevision(db, appId: appId, installationId: installation.id, claim) }
         }
     }
 
     /// Runs a registration write for an existing installation and marks it seen.
     /// A `claim` older than the stored revision refuses the write before it changes anything.
-    private func writeRegistration(
+    func writeRegistration(
         appId: String, installationId: String, now: Date, claim: RevisionClaim? = nil,
         _ body: @escaping @Sendable (any SQLDatabase, String) async throws -> Void
     ) async throws {
@@ -204,9 +202,8 @@ extension SQLRegistryStore {
             guard try await db.raw("SELECT app_id FROM installations WHERE \(unsafeRaw: key)").first() != nil else {
                 throw StoreError(.notFound, "installation \(installationId) is not registered; PUT it first")
             }
-            if let claim { try await Self.checkRevision(db, key: key, claim) }
+            if let claim { try await Self.claimRevision(db, appId: appId, installationId: installationId, claim) }
             try await body(db, key)
-            if let claim { try await Self.recordRevision(db, appId: appId, installationId: installationId, claim) }
             try await db.raw("UPDATE installations SET last_seen_at = \(bind: now.milliseconds) WHERE \(unsafeRaw: key)").run()
         }
         try await submitRegistration(write)

@@ -16,43 +16,34 @@ struct RevisionClaim: Sendable {
 }
 
 extension SQLRegistryStore {
-    /// Throws `StoreError.conflict` with the current revision when the stored one is newer; changes nothing.
-    static func checkRevision(_ db: any SQLDatabase, key: String, _ claim: RevisionClaim) async throws {
-        guard let row = try await db.raw("""
-            SELECT revision FROM registration_revisions WHERE \(unsafeRaw: key) AND resource = \(bind: claim.resource)
-            """).first()
-        else { return }
-        let current = try row.decode(column: "revision", as: Int64.self)
-        guard claim.revision >= current else {
-            throw StoreError(
-                .conflict, "revision \(claim.revision) of \(claim.resource) is older than the current revision \(current)",
-                currentRevision: current
-            )
-        }
-    }
-
-    /// Stores the claim's revision once its write is done.
-    static func recordRevision(_ db: any SQLDatabase, appId: String, installationId: String, _ claim: RevisionClaim) async throws {
-        try await db.raw("""
+    /// Records the claim's revision before its write, or throws `StoreError.conflict` with the current revision
+    /// when the stored one is newer (changing nothing). One upsert: it locks the revision row until the write
+    /// commits, so two instances writing one resource at once cannot both pass a check and land out of order.
+    static func claimRevision(_ db: any SQLDatabase, appId: String, installationId: String, _ claim: RevisionClaim) async throws {
+        let accepted = try await db.raw("""
             INSERT INTO registration_revisions (app_id, installation_id, resource, revision)
             VALUES (\(bind: appId), \(bind: installationId), \(bind: claim.resource), \(bind: claim.revision))
             ON CONFLICT (app_id, installation_id, resource) DO UPDATE SET revision = excluded.revision
-            """).run()
+            WHERE registration_revisions.revision <= excluded.revision
+            RETURNING revision
+            """).first()
+        guard accepted == nil else { return }
+        let current = try await db.raw("""
+            SELECT revision FROM registration_revisions
+            WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId) AND resource = \(bind: claim.resource)
+            """).first()?.decode(column: "revision", as: Int64.self)
+        throw StoreError(
+            .conflict, "revision \(claim.revision) of \(claim.resource) is older than the current revision \(current.map(String.init) ?? "?")",
+            currentRevision: current
+        )
     }
 
     public func putControls(appId: String, installationId: String, _ controls: [Control], now: Date, revision: Int64?) async throws {
-        let write = ControlsWrite(appId: appId, installationId: installationId, controls: controls, now: now)
         guard let revision else { return try await putControls(appId: appId, installationId: installationId, controls, now: now) }
-        let claim = RevisionClaim(resource: "controls", revision: revision)
-        let key = "app_id = \(appId.sqlLiteral) AND installation_id = \(installationId.sqlLiteral)"
-        // With a revision, alone in the registration group: the check and the write share one transaction.
-        try await submitRegistration { db in
-            guard try await db.raw("SELECT app_id FROM installations WHERE \(unsafeRaw: key)").first() != nil else {
-                throw StoreError(.notFound, "installation \(installationId) is not registered; PUT it first")
-            }
-            try await Self.checkRevision(db, key: key, claim)
+        // With a revision, alone in the registration group: the claim and the write share one transaction.
+        let write = ControlsWrite(appId: appId, installationId: installationId, controls: controls, now: now)
+        try await writeRegistration(appId: appId, installationId: installationId, now: now, claim: RevisionClaim(resource: "controls", revision: revision)) { db, _ in
             _ = try await Self.putControls(db, appId: appId, [write])
-            try await Self.recordRevision(db, appId: appId, installationId: installationId, claim)
         }
     }
 

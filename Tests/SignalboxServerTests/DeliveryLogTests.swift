@@ -9,8 +9,9 @@ import Testing
 @Suite struct DeliveryLogTests {
     static let door = "com.example.garage.door"
 
-    @Test func tokenInspectorShowsTheRegistrationAndEveryAttempt() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: Backend.available) func tokenInspectorShowsTheRegistrationAndEveryAttempt(_ backend: Backend) async throws {
+        let database = backend == .postgres ? try TestDatabases.fresh() : nil
+        try await DeliveryHarness.run(configure: { $0.database = database }) { harness in
             let app = try await harness.api.createApp()
             try await harness.registerControls(app, installation: "phone", user: "ana", controls: [(Self.door, "north", "a001")])
             // The first attempt meets a 500 and is retried; the second is delivered.
@@ -94,8 +95,8 @@ import Testing
         }
     }
 
-    @Test func eventsArePagedNewestFirstAndFilteredByState() async throws {
-        let harness = try await Harness.make()
+    @Test(arguments: Backend.available) func eventsArePagedNewestFirstAndFilteredByState(_ backend: Backend) async throws {
+        let harness = try await Harness.make(store: try await backend.open())
         try await harness.run { api in
             let app = try await api.createApp()
             var posted: [String] = []
@@ -134,27 +135,28 @@ import Testing
         }
     }
 
-    @Test func pruningKeepsEachAppsNewestLinesWithinTheRetention() async throws {
-        let store = try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store"))
-        defer { Task { try? await store.close() } }
-        try await store.createApp(RegistryStoreConformance.app("a", keyHash: "hash-a"))
-        try await store.createApp(RegistryStoreConformance.app("b", keyHash: "hash-b"))
-        let start = Date(timeIntervalSince1970: 1_800_000_000)
-        func line(_ app: String, _ minute: Int) -> DeliveryLogEntry {
-            DeliveryLogEntry(
-                appId: app, token: "aa", pushType: "controls", eventId: "e", outcome: "delivered", answer: DeliveryAnswer(status: 200),
-                attempt: 1, at: start.addingTimeInterval(Double(minute) * 60)
-            )
+    @Test(arguments: Backend.available) func pruningKeepsEachAppsNewestLinesWithinTheRetention(_ backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createApp(RegistryStoreConformance.app("a", keyHash: "hash-a"))
+            try await store.createApp(RegistryStoreConformance.app("b", keyHash: "hash-b"))
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            func line(_ app: String, _ minute: Int) -> DeliveryLogEntry {
+                DeliveryLogEntry(
+                    appId: app, token: "aa", pushType: "controls", eventId: "e", outcome: "delivered", answer: DeliveryAnswer(status: 200),
+                    attempt: 1, at: start.addingTimeInterval(Double(minute) * 60)
+                )
+            }
+            try await store.logDeliveries((0..<6).map { line("a", $0) } + (0..<2).map { line("b", $0) })
+            // Lines before minute 1 are too old; each app keeps its newest 3.
+            let removed = try await store.pruneDeliveryLog(before: start.addingTimeInterval(60), keepPerApp: 3)
+            #expect(removed == 4)
+            let kept = try await store.deliveryLog(appId: "a", token: "aa", limit: 10).map(\.at)
+            #expect(kept == [5, 4, 3].map { start.addingTimeInterval(Double($0) * 60) })
+            #expect(try await store.deliveryLog(appId: "b", token: "aa", limit: 10).count == 1)
+            #expect(try await store.deliveryOutcomes(appId: "a", eventId: "e") == ["delivered": 3])
+            #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(60), keepPerApp: 3) == 0, "nothing left to prune")
+            #expect(try await store.deleteApp(id: "a"))
+            #expect(try await store.deliveryLog(appId: "a", token: "aa", limit: 10).isEmpty, "a deleted app's log goes with it")
         }
-        try await store.logDeliveries((0..<6).map { line("a", $0) } + (0..<2).map { line("b", $0) })
-        // Lines before minute 1 are too old; each app keeps its newest 3.
-        let removed = try await store.pruneDeliveryLog(before: start.addingTimeInterval(60), keepPerApp: 3)
-        #expect(removed == 4)
-        let kept = try await store.deliveryLog(appId: "a", token: "aa", limit: 10).map(\.at)
-        #expect(kept == [5, 4, 3].map { start.addingTimeInterval(Double($0) * 60) })
-        #expect(try await store.deliveryLog(appId: "b", token: "aa", limit: 10).count == 1)
-        #expect(try await store.deliveryOutcomes(appId: "a", eventId: "e") == ["delivered": 3])
-        #expect(try await store.deleteApp(id: "a"))
-        #expect(try await store.deliveryLog(appId: "a", token: "aa", limit: 10).isEmpty, "a deleted app's log goes with it")
     }
 }

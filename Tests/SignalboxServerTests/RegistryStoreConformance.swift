@@ -180,6 +180,32 @@ struct RegistryStoreConformance {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).quotesInValuesAreData() }
     }
 
+    /// Two instances writing one resource with revisions at once: whatever the interleaving, the newest revision's
+    /// write is the one stored (an older one either lands first or is refused).
+    @Test(arguments: Backend.shared) func concurrentRevisionedWritesLandInRevisionOrder(_ backend: Backend) async throws {
+        try await backend.withStores(2) { stores in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            try await stores[0].createApp(RegistryStoreConformance.app("a"))
+            for round in 0..<5 {
+                let id = "i\(round)"
+                try await stores[0].putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for revision in 1...20 {
+                        group.addTask {
+                            let control = Control(kind: "c", pushToken: String(format: "%04x", revision))
+                            do {
+                                try await stores[revision % 2].putControls(appId: "a", installationId: id, [control], now: now, revision: Int64(revision))
+                            } catch let error as StoreError where error.code == .conflict {}
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let stored = try await stores[round % 2].installation(appId: "a", id: id, now: now)
+                #expect(stored?.controls.map(\.pushToken) == ["0014"], "round \(round): revision 20's write is the one stored")
+            }
+        }
+    }
+
     @Test func dataSurvivesReopeningAndMigrationsRunOnce() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }

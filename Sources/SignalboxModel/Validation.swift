@@ -36,7 +36,8 @@ public enum Validate {
     /// An id, user id, channel, family or domain: 1…128 printable characters.
     public static func identifier(_ value: String, field: String, limit: Int = Limits.identifierLength) throws(ValidationError) {
         guard !value.isEmpty else { throw ValidationError(field: field, "must not be empty") }
-        guard value.count <= limit else { throw ValidationError(field: field, "must be at most \(limit) characters") }
+        // Unicode scalars, as JSON Schema's maxLength counts (a letter with 200 combining marks is one Character).
+        guard value.unicodeScalars.count <= limit else { throw ValidationError(field: field, "must be at most \(limit) characters") }
         guard value.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control }) else {
             throw ValidationError(field: field, "must not contain control characters")
         }

@@ -108,6 +108,19 @@ extension Request {
         }
     }
 
+    /// The query's parameters, refusing any the operation does not take, as unknown body fields are refused.
+    func query(allowing names: Set<String>) throws -> [String: String] {
+        var query: [String: String] = [:]
+        for (name, value) in uri.queryParameters {
+            guard names.contains(String(name)) else {
+                let known = names.isEmpty ? "none" : names.sorted().joined(separator: ", ")
+                throw APIError.invalid(ValidationError(field: String(name), "is not a query parameter of this operation (it takes \(known))"))
+            }
+            query[String(name)] = String(value)
+        }
+        return query
+    }
+
     private static func describe(_ error: DecodingError) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()

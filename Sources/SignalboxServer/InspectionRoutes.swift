@@ -30,8 +30,8 @@ struct InspectionRoutes {
         }
         app.get("events") { request, context in
             let appId = try await authorize(request, context)
-            let query = request.uri.queryParameters
-            let state = try query.get("state").map { value in
+            let query = try request.query(allowing: ["state", "limit", "after"])
+            let state = try query["state"].map { value in
                 guard let state = EventState(rawValue: value) else {
                     throw APIError.invalid(ValidationError(
                         field: "state", "must be one of accepted, fanning-out, delivering, done, failed"
@@ -39,13 +39,13 @@ struct InspectionRoutes {
                 }
                 return state
             }
-            let limit = try query.get("limit").map { value in
+            let limit = try query["limit"].map { value in
                 guard let limit = Int(value), Self.pageLimits.contains(limit) else {
                     throw APIError.invalid(ValidationError(field: "limit", "must be a whole number from \(Self.pageLimits.lowerBound) to \(Self.pageLimits.upperBound)"))
                 }
                 return limit
             } ?? Self.defaultPage
-            let after = query.get("after")
+            let after = query["after"]
             let events: [EventSummary]
             do {
                 events = try await dependencies.store.events(appId: appId, state: state, limit: limit + 1, after: after)

@@ -71,7 +71,7 @@ struct InstallationRoutes {
         enumerator.delete { request, context in
             let (appId, installationId) = try await authorizeOwner(request, context)
             let (domain, container) = try enumeratorPath(context)
-            let revision = try Validate.revision(query: request.uri.queryParameters["revision"].map(String.init))
+            let revision = try Validate.revision(query: try request.query(allowing: ["revision"])["revision"])
             _ = try await dependencies.store.deleteEnumerator(
                 appId: appId, installationId: installationId, domain: domain, container: container, now: dependencies.now(),
                 revision: revision

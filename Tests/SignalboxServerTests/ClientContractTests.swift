@@ -39,6 +39,11 @@ struct ClientContractTests {
             #expect(fileProvider["pushToken"] as? String == "cc")
             #expect((fileProvider["enumerators"] as? [Any])?.isEmpty == true)
             #expect(try await api.call(.delete, lease + "?revision=x", key: key).errorCode == "invalid_field")
+            let unknown = try await api.call(.delete, lease + "?revison=3", key: key)
+            #expect(unknown.status == 400 && unknown.errorMessage?.contains("revison") == true, "a misspelt query parameter is refused")
+            let combining = "e" + String(repeating: "\u{301}", count: 300)
+            let long = try await api.call(.delete, base + "/file-provider/domains/d/enumerators/" + combining.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!, key: key)
+            #expect(long.status == 400 && long.errorMessage?.contains("containerId") == true, "300 code points are over the limit")
             #expect(try await api.call(.put, base, key: key, json: #"{"revision":-1}"#).errorCode == "invalid_field")
         }
     }

@@ -125,7 +125,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["state=finished", "limit=0", "limit=501", "limit=ten", "after=no-such-event"])
+    @Test(arguments: ["state=finished", "limit=0", "limit=501", "limit=ten", "after=no-such-event", "page=2"])
     func eventListRefusesBadQueries(query: String) async throws {
         try await Harness.make().run { api in
             let app = try await api.createApp()

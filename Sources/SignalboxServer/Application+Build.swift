@@ -69,6 +69,7 @@ public func buildApplication(
         FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now),
     ]
     if store.backend == .postgres {
+        services.append(ChangeListener(notifier: store, signals: dependencies.signals, logger: logger))
         services.append(PeriodicWork(what: "the database clock's offset", interval: .seconds(60), logger: logger) {
             try await synchronize(clock, with: store, logger: logger)
             return 0

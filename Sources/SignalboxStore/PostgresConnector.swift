@@ -42,6 +42,16 @@ final class PostgresConnector: SQLConnector {
         }
     }
 
+    func listen(channel: String, _ body: @escaping @Sendable (String) -> Void) async throws {
+        // One pooled connection stays on LISTEN for as long as this runs.
+        try await client.withConnection { connection in
+            try await connection.listen(on: channel) { notifications in
+                for try await notification in notifications { body(notification.payload) }
+            }
+        }
+        if !Task.isCancelled { throw StoreError(.unavailable, "the connection listening for other instances' changes closed") }
+    }
+
     func close() async throws {
         runner.cancel()
         await runner.value

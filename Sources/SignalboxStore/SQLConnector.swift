@@ -1,4 +1,5 @@
 import SQLKit
+import SignalboxModel
 
 /// How `SQLRegistryStore` reaches its database: one connection used in turn (SQLite) or a pool shared with other
 /// instances (PostgreSQL). The store's SQL is the same on both except where `backend` says otherwise.
@@ -11,6 +12,9 @@ protocol SQLConnector: Sendable {
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs the migrations' `body` so that two instances starting at once do not both migrate.
     func migrating<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Calls `body` with each notification's payload on `channel` until cancelled (PostgreSQL's LISTEN); returns
+    /// at once on a database one process owns.
+    func listen(channel: String, _ body: @escaping @Sendable (String) -> Void) async throws
     func close() async throws
 }
 
@@ -23,6 +27,12 @@ public enum SQLBackend: String, Sendable {
 
     /// Appended to a `SELECT` that picks rows to claim: another instance's picks are skipped, not waited for.
     var skipLocked: SQLQueryString { self == .postgres ? " FOR UPDATE SKIP LOCKED" : "" }
+    /// A statement that tells other instances about `change` when its transaction commits, or nil.
+    func announce(_ change: StorageChange) -> SQLQueryString? {
+        self == .postgres ? "SELECT pg_notify(\(bind: Self.changesChannel), \(bind: change.rawValue))" : nil
+    }
+    /// The LISTEN/NOTIFY channel of `StorageChange`s.
+    static let changesChannel = "signalbox_changes"
     /// Appended to a `SELECT` of rows this transaction will change.
     var forUpdate: SQLQueryString { self == .postgres ? " FOR UPDATE" : "" }
 }
@@ -48,6 +58,8 @@ struct SQLiteConnector: SQLConnector {
     func migrating<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await transaction(body)
     }
+
+    func listen(channel: String, _ body: @escaping @Sendable (String) -> Void) async throws {}
 
     func close() async throws {
         try await lock.withLock { try await closeConnection() }

@@ -15,6 +15,7 @@ extension SQLRegistryStore: DeliveryStore {
                 VALUES (\(bind: event.id), \(bind: event.appId), \(bind: target), \(bind: audience),
                     \(bind: EventState.accepted.rawValue), NULL, 0, 0, 0, 0, 0, \(bind: event.createdAt.milliseconds))
                 """).run()
+            if let announce = self.backend.announce(.eventAccepted) { try await db.raw(announce).run() }
         }
     }
 
@@ -103,6 +104,7 @@ extension SQLRegistryStore: DeliveryStore {
                     coalesced = coalesced + \(bind: coalesced)
                 WHERE event_id = \(bind: eventId)
                 """).run()
+            if pushes.count > coalesced + handedOff.count, let announce = backend.announce(.pushesQueued) { try await db.raw(announce).run() }
             return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
         }
     }
@@ -312,5 +314,13 @@ extension Array {
     /// Consecutive slices of at most `size` elements.
     func chunked(_ size: Int) -> [ArraySlice<Element>] {
         stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
+
+extension SQLRegistryStore: ChangeNotifier {
+    public func listenForChanges(_ body: @escaping @Sendable (StorageChange) -> Void) async throws {
+        try await connector.listen(channel: SQLBackend.changesChannel) { payload in
+            if let change = StorageChange(rawValue: payload) { body(change) }
+        }
     }
 }

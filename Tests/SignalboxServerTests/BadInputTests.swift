@@ -83,7 +83,7 @@ struct BadInputTests {
 
     @Test(arguments: [
         ("fileprovider", #"{"container-identifier":"NSFileProviderWorkingSetContainerItemIdentifier"}"#, "domain"),
-        ("fileprovider", nil, "no default payload"),
+        ("fileprovider", nil, "domain"),
         ("controls", #"{"aps":{}}"#, "aps.content-changed"),
         ("alert", nil, "no default payload"),
     ])

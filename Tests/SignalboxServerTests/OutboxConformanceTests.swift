@@ -12,7 +12,8 @@ import Testing
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// App `a` with `count` installations of one control each (tokens `t0000`…), and event `id` to all of them.
-    func seed(_ store: SQLRegistryStore, installations count: Int, events: [String] = ["e1"]) async throws {
+    func seed(_ store: SQLRegistryStore, installations count: Int, events: [String] = ["e1"], at time: Date? = nil) async throws {
+        let now = time ?? now
         try await store.createApp(RegistryStoreConformance.app("a"))
         for index in 0..<count {
             let id = String(format: "i%04d", index)
@@ -95,12 +96,37 @@ import Testing
             try await holderClock.synchronize(read: holder.sharedTime)
             try await aheadClock.synchronize(read: ahead.sharedTime)
             #expect(abs(aheadClock.now().timeIntervalSince(holderClock.now())) < 1, "both read the database's time")
-            try await seed(holder, installations: 30)
+            try await seed(holder, installations: 30, at: holderClock.now() - 60)
             var step = FanOutStep(planned: 0, coalesced: 0, finished: false)
             while !step.finished { step = try await holder.fanOutStep(eventId: "e1", batchSize: 100, now: holderClock.now(), handOff: 0) }
             #expect(try await claimAll(holder, at: holderClock.now()).count == 30)
             #expect(try await ahead.releaseClaims(now: aheadClock.now()) == 0, "a lease of 60 s is still live")
             #expect(try await ahead.releaseClaims(now: aheadLocal()) == 30, "by its own clock the leases had ended")
+        }
+    }
+
+    @Test(arguments: Backend.shared) func anotherInstanceHearsOfAcceptedEventsAndQueuedPushes(_ backend: Backend) async throws {
+        try await backend.withStores(2) { stores in
+            let heard = Mutex<[StorageChange]>([])
+            let listening = Task { try await stores[1].listenForChanges { change in heard.withLock { $0.append(change) } } }
+            defer { listening.cancel() }
+            // LISTEN takes effect once its connection has sent it; announce until the first is heard.
+            try await seed(stores[0], installations: 3, events: [])
+            var sent = 0
+            while heard.withLock({ $0.isEmpty }) && sent < 50 {
+                try await stores[0].createEvent(EventRecord(
+                    id: "e\(sent)", appId: "a", request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all), createdAt: now
+                ))
+                sent += 1
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(heard.withLock { $0.first } == .eventAccepted)
+            try await fanOut(stores[0], "e0")
+            for _ in 0..<50 where !heard.withLock({ $0.contains(.pushesQueued) }) { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(heard.withLock { $0.contains(.pushesQueued) }, "pushes stored pending are announced")
+        }
+        try await Backend.sqlite.withStore { store in
+            try await store.listenForChanges { _ in Issue.record("SQLite has no other instances to hear") }
         }
     }
 

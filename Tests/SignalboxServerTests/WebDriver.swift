@@ -22,6 +22,9 @@ struct WebDriver: Sendable {
             "capabilities": [
                 "alwaysMatch": [
                     "browserName": "chrome",
+                    // An element looked for right after a click may belong to the page still loading (seen under
+                    // the parallel suite's load): lookups wait up to 10 s for it.
+                    "timeouts": ["implicit": 10_000],
                     "goog:chromeOptions": [
                         "binary": binary,
                         "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)",

@@ -26,12 +26,11 @@ public func buildApplication(
         logger.notice("admin key (Bearer for /v1/apps) is in the data directory", metadata: ["path": "\(directory.adminKeyPath)"])
     }
     let secrets = try SecretBox(masterKey: directory.masterKey(configured: configuration.masterKey, logger: logger))
+    let writesLog = configuration.deliveryLog.maxLinesPerApp > 0
     let store = if let url = configuration.database {
-        try await PostgresRegistryStore.open(
-            url: url, logger: logger, claimLease: configuration.delivery.claimLease, deliveryLog: configuration.deliveryLog.maxLinesPerApp > 0
-        )
+        try await PostgresRegistryStore.open(url: url, logger: logger, claimLease: configuration.delivery.claimLease, deliveryLog: writesLog)
     } else {
-        try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger, deliveryLog: configuration.deliveryLog.maxLinesPerApp > 0)
+        try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger, deliveryLog: writesLog)
     }
     // Instances on one database compare each other's leases and token issue times: they all read its clock.
     let clock = SharedClock()

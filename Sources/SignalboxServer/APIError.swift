@@ -59,8 +59,12 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
     }
 }
 
-/// Turns every error into the API's JSON error body and logs unexpected ones.
+/// Turns every error into the API's JSON error body (or, for the dashboard, into a page) and logs unexpected ones.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    var answer: @Sendable (APIError) -> Response = { error in
+        Response.json(ErrorResponse(code: error.code, message: error.message, currentRevision: error.currentRevision), status: error.status)
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -69,8 +73,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if apiError.status == .internalServerError {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             }
-            let body = ErrorResponse(code: apiError.code, message: apiError.message, currentRevision: apiError.currentRevision)
-            return Response.json(body, status: apiError.status)
+            return answer(apiError)
         }
     }
 }

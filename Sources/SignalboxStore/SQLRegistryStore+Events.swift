@@ -78,12 +78,16 @@ extension SQLRegistryStore: DeliveryStore {
         let claim = Claim(owner: owner, leaseUntil: (now + claimLease.seconds).milliseconds)
         let backend = backend
         return try await transaction { db in
-            // On PostgreSQL the event's row is locked for the step: another instance planning the same event
-            // skips it (`busy`) instead of planning the same page twice.
-            guard let row = try await db.raw("SELECT * FROM events WHERE event_id = \(bind: eventId)\(backend.skipLocked)").first() else {
-                var exists = false
-                if backend == .postgres { exists = try await db.raw("SELECT 1 AS one FROM events WHERE event_id = \(bind: eventId)").first() != nil }
-                return FanOutStep(planned: 0, coalesced: 0, finished: !exists, busy: exists)
+            // On PostgreSQL the step holds the event's advisory lock: another instance planning the same event
+            // skips it (`busy`) instead of planning the same page twice. Not the event's row lock: `complete`
+            // locks that row to count deliveries, and a step skipping it then would stall the fan-out.
+            if backend == .postgres, try await db.raw("""
+                SELECT pg_try_advisory_xact_lock(hashtextextended(\(bind: "fan-out " + eventId), 0)) AS locked
+                """).first()?.decode(column: "locked", as: Bool.self) != true {
+                return FanOutStep(planned: 0, coalesced: 0, finished: false, busy: true)
+            }
+            guard let row = try await db.raw("SELECT * FROM events WHERE event_id = \(bind: eventId)").first() else {
+                return FanOutStep(planned: 0, coalesced: 0, finished: true)
             }
             let event = try Self.event(row)
             guard ["accepted", "fanning-out"].contains(try row.decode(column: "state", as: String.self)) else {
@@ -102,7 +106,7 @@ extension SQLRegistryStore: DeliveryStore {
                 UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
                     fan_out_cursor = \(bind: page.last?.id ?? cursor), matched = matched + \(bind: pushes.count),
                     coalesced = coalesced + \(bind: coalesced)
-                WHERE event_id = \(bind: eventId)
+                WHERE event_id = \(bind: eventId) AND state IN ('accepted', 'fanning-out')
                 """).run()
             if pushes.count > coalesced + handedOff.count, let announce = backend.announce(.pushesQueued) { try await db.raw(announce).run() }
             return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
@@ -161,11 +165,16 @@ extension SQLRegistryStore: DeliveryStore {
         let environments = Dictionary(page.map { ($0.id, $0.environment) }, uniquingKeysWith: { first, _ in first })
         let ids = page.map(\.id)
         let app = event.appId
+        // The page is a range of ids: bounding the lookup by it keeps it an index range scan on PostgreSQL,
+        // which otherwise filtered the app's every registration by the IN list.
+        let within = { (column: String) -> SQLQueryString in
+            " AND \(unsafeRaw: column) BETWEEN \(bind: ids[0]) AND \(bind: ids[ids.count - 1]) AND \(unsafeRaw: column) IN (\(binds: ids))"
+        }
         switch event.request.target {
         case .controls(let kinds, let filter):
             let rows = try await db.raw("""
                 SELECT installation_id, kind, configuration, push_token FROM controls
-                WHERE app_id = \(bind: app) AND installation_id IN (\(binds: ids))\(Self.kinds(kinds))
+                WHERE app_id = \(bind: app)\(within("installation_id"))\(Self.kinds(kinds))
                 ORDER BY installation_id, position
                 """).all()
             return try rows.map { row in
@@ -180,7 +189,7 @@ extension SQLRegistryStore: DeliveryStore {
             let rows = try await db.raw("""
                 SELECT t.installation_id, t.push_token, w.kind, w.configuration FROM widget_tokens t
                 JOIN widgets w ON w.app_id = t.app_id AND w.installation_id = t.installation_id
-                WHERE t.app_id = \(bind: app) AND t.installation_id IN (\(binds: ids))\(Self.kinds(kinds, column: "w.kind"))
+                WHERE t.app_id = \(bind: app)\(within("t.installation_id"))\(Self.kinds(kinds, column: "w.kind"))
                 ORDER BY t.installation_id, w.position
                 """).all()
             var byInstallation: [(id: String, token: String, entries: [(kind: String, configuration: JSONValue)])] = []
@@ -200,11 +209,11 @@ extension SQLRegistryStore: DeliveryStore {
             let rows = try await db.raw("""
                 SELECT t.installation_id, t.push_token, d.replicated FROM file_provider_tokens t
                 JOIN file_provider_domains d ON d.app_id = t.app_id AND d.installation_id = t.installation_id
-                WHERE t.app_id = \(bind: app) AND t.installation_id IN (\(binds: ids)) AND d.domain_id = \(bind: domain)
+                WHERE t.app_id = \(bind: app)\(within("t.installation_id")) AND d.domain_id = \(bind: domain)
                 ORDER BY t.installation_id
                 """).all()
             let live = Set(try await db.raw("""
-                SELECT installation_id FROM enumerators WHERE app_id = \(bind: app) AND installation_id IN (\(binds: ids))
+                SELECT installation_id FROM enumerators WHERE app_id = \(bind: app)\(within("installation_id"))
                     AND domain_id = \(bind: domain) AND container_id = \(bind: container) AND expires_at > \(bind: now.milliseconds)
                 """).all().map { try $0.decode(column: "installation_id", as: String.self) })
             return try rows.map { row in

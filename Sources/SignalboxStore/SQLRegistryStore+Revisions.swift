@@ -76,14 +76,16 @@ extension SQLRegistryStore {
     }
 
     /// As `moveWidgetToken`, for the control tokens just written by a group of installations: one statement
-    /// per 500 tokens. (Two installations of one group that claim the same token both keep it until a later write.)
+    /// per 500 tokens. `push_token IN` lets the token index find the rows; without it each statement scanned every
+    /// control of the app. (Two installations of one group that claim the same token both keep it until a later write.)
     static func moveControlTokens(_ db: any SQLDatabase, appId: String, _ writes: [(installationId: String, tokens: [String])]) async throws {
         let writers = writes.map(\.installationId)
         let pairs = writes.flatMap { write in write.tokens.map { (token: $0, writer: write.installationId) } }
         for chunk in pairs.chunked(500) {
             let values = chunk.map { pair -> SQLQueryString in "(\(bind: pair.token), \(bind: pair.writer))" }
             try await db.raw("""
-                DELETE FROM controls WHERE app_id = \(bind: appId) AND installation_id NOT IN (\(binds: writers)) AND EXISTS (
+                DELETE FROM controls WHERE app_id = \(bind: appId) AND push_token IN (\(binds: chunk.map(\.token)))
+                    AND installation_id NOT IN (\(binds: writers)) AND EXISTS (
                     SELECT 1 FROM (VALUES \(values.joined(separator: ", "))) AS w
                     JOIN installations writer ON writer.app_id = controls.app_id AND writer.installation_id = w.column2
                     JOIN installations holder ON holder.app_id = controls.app_id AND holder.installation_id = controls.installation_id

@@ -46,7 +46,7 @@ import Testing
             return try await post("/dashboard/login", form: ["key": key, "csrf": try #require(login.csrf)])
         }
 
-        private mutating func send(_ method: HTTPRequest.Method, _ path: String, body: String?, contentType: String?) async throws -> Page {
+        mutating func send(_ method: HTTPRequest.Method, _ path: String, body: String?, contentType: String?) async throws -> Page {
             var headers: HTTPFields = [:]
             if let contentType { headers[.contentType] = contentType }
             if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
@@ -99,10 +99,27 @@ import Testing
             _ = try await browser.signIn(Harness.adminKey)
             let forged = try await browser.post("/dashboard/apps/\(app.id)/server-key", form: ["csrf": "forged"])
             #expect(forged.status == 403)
+            #expect(forged.headers[.contentType] == "text/html; charset=utf-8", "a refused form gets a page, not the API's JSON")
+            #expect(forged.body.contains("reload the page") && forged.body.contains(#"href="/dashboard""#))
             let missing = try await browser.post("/dashboard/apps/\(app.id)/delete", form: ["confirm": "com.example.garage"])
             #expect(missing.status == 403)
             #expect(try await api.call(.get, "/v1/apps/\(app.id)/events/none", key: app.serverKey).status == 404, "the server key still works")
             #expect(try await api.call(.get, "/v1/apps/\(app.id)", key: Harness.adminKey).status == 200, "the app still exists")
+        }
+    }
+
+    @Test func oversizedAndMalformedFormsGetAPageWithAWayBack() async throws {
+        try await Harness.make().run { api in
+            var browser = Browser(client: api.client)
+            _ = try await browser.signIn(Harness.adminKey)
+            let apps = try await browser.get("/dashboard/apps")
+            let large = try await browser.post("/dashboard/apps", form: ["csrf": try #require(apps.csrf), "p": String(repeating: "x", count: 2_000_000)])
+            let notAForm = try await browser.send(.post, "/dashboard/logout", body: "{}", contentType: "application/json")
+            for (page, status) in [(large, 413), (notAForm, 400)] {
+                #expect(page.status == status)
+                #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+                #expect(page.body.contains(#"href="/dashboard""#) && !page.body.contains(#""error":"#))
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SignalboxAPI
 import SignalboxDelivery
 import SignalboxModel
@@ -164,6 +165,32 @@ import Testing
 }
 
 extension OutboxConformanceTests {
+    /// `complete` locks the event's row while it counts deliveries; a fan-out step must plan its page anyway.
+    @Test(arguments: Backend.shared) func aStepPlansWhileAnotherInstanceCountsTheEventsDeliveries(_ backend: Backend) async throws {
+        let url = try TestDatabases.fresh()
+        let store = try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4)
+        do {
+            try await seed(store, installations: 50)
+            let counting = Process()
+            counting.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            counting.arguments = ["psql", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", """
+                BEGIN; UPDATE events SET delivered = delivered WHERE event_id = 'e1'; SELECT pg_sleep(2); COMMIT;
+                """]
+            try counting.run()
+            // Until the row is locked: the other session is then waiting in pg_sleep.
+            while try TestDatabases.psql(url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'") == "0" {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let step = try await store.fanOutStep(eventId: "e1", batchSize: 20, now: now + 10, handOff: 0)
+            counting.waitUntilExit()
+            #expect(!step.busy && step.planned == 20)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
     @Test(arguments: Backend.available) func aKeysProviderTokenIsMintedOnceAndSharedUntilItIsOld(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
             let key = SigningKeyID(teamId: "TEAM123456", keyId: "KEY1234567", fingerprint: "f1")

@@ -31,7 +31,10 @@ struct DashboardRoutes {
     }
 
     func add(to router: Router<BasicRequestContext>) {
-        let dashboard = router.group("dashboard")
+        // A refused form (stale CSRF token, too large, not a form) gets a page with a way back, not the API's JSON.
+        let dashboard = router.group("dashboard").add(middleware: ErrorMiddleware { [self] error in
+            message(nil, error.status.reasonPhrase, error.message, status: error.status)
+        })
         dashboard.get { request, _ in
             guard let visitor = try await visitor(request) else { return Response.redirect(to: "/dashboard/login") }
             switch visitor.session.principal {

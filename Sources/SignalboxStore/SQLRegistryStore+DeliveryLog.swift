@@ -7,7 +7,8 @@ import SignalboxModel
 extension SQLRegistryStore: DeliveryLogStore {
     public func logDeliveries(_ entries: [DeliveryLogEntry]) async throws {
         guard writesDeliveryLog, !entries.isEmpty else { return }
-        try await transaction { db in try await Self.insertLog(db, entries) }
+        let backend = backend
+        try await transaction { db in try await Self.insertLog(db, backend, entries) }
     }
 
     public func deliveryLog(appId: String, token: String, limit: Int) async throws -> [DeliveryLogEntry] {
@@ -73,7 +74,7 @@ extension SQLRegistryStore: DeliveryLogStore {
     }
 
     /// Logs the attempts `complete` records, with the outcome it decided (`credits`: final ones by push id).
-    static func logCompletions(_ db: any SQLDatabase, _ completions: [PushCompletion], credits: [String: String], now: Date) async throws {
+    static func logCompletions(_ db: any SQLDatabase, _ backend: SQLBackend, _ completions: [PushCompletion], credits: [String: String], now: Date) async throws {
         let entries = completions.map { completion in
             let push = completion.push
             let outcome: String
@@ -87,22 +88,23 @@ extension SQLRegistryStore: DeliveryLogStore {
                 answer: completion.answer, attempt: push.attempts + 1, at: now
             )
         }
-        try await insertLog(db, entries)
+        try await insertLog(db, backend, entries)
     }
 
-    /// Multi-row inserts: a statement per 500 lines instead of one per line.
-    private static func insertLog(_ db: any SQLDatabase, _ entries: [DeliveryLogEntry]) async throws {
-        for chunk in entries.chunked(500) {
-            let rows = chunk.map { entry -> SQLQueryString in
-                """
-                (\(bind: entry.appId), \(bind: entry.token), \(bind: entry.pushType), \(bind: entry.eventId), \(bind: entry.attempt), \
-                \(bind: entry.outcome), \(bind: entry.answer.status), \(bind: entry.answer.reason), \(bind: entry.answer.apnsId), \
-                \(bind: entry.at.milliseconds))
-                """
+    /// A statement per 5,000 lines, passed as one JSON parameter (`JSONRows`).
+    private static func insertLog(_ db: any SQLDatabase, _ backend: SQLBackend, _ entries: [DeliveryLogEntry]) async throws {
+        for chunk in entries.chunked(5_000) {
+            var rows = JSONRows([.text, .text, .text, .text, .integer, .text, .integer, .text, .text, .integer])
+            for entry in chunk {
+                rows.append([
+                    .text(entry.appId), .text(entry.token), .text(entry.pushType), .text(entry.eventId), .integer(Int64(entry.attempt)),
+                    .text(entry.outcome), .integer(entry.answer.status.map(Int64.init)), .text(entry.answer.reason),
+                    .text(entry.answer.apnsId), .integer(entry.at.milliseconds),
+                ])
             }
             try await db.raw("""
                 INSERT INTO delivery_log (app_id, token, push_type, event_id, attempt, outcome, status, reason, apns_id, logged_at)
-                VALUES \(rows.joined(separator: ", "))
+                \(backend.select(rows))
                 """).run()
         }
     }

@@ -101,7 +101,7 @@ extension SQLRegistryStore {
             try await Self.recordSent(db, credits.filter { $0.column == "delivered" }.map(\.push), now: now)
             if self.writesDeliveryLog {
                 let outcomes = Dictionary(credits.map { ($0.push.id, $0.column) }) { $1 }
-                try await Self.logCompletions(db, completions.filter { held.contains($0.push.id) }, credits: outcomes, now: now)
+                try await Self.logCompletions(db, backend, completions.filter { held.contains($0.push.id) }, credits: outcomes, now: now)
             }
             return summary
         }

@@ -159,4 +159,28 @@ import Testing
             #expect(try await store.deliveryLog(appId: "a", token: "aa", limit: 10).isEmpty, "a deleted app's log goes with it")
         }
     }
+
+    /// Lines reach the database as one JSON parameter (`JSONRows`): quotes, backslashes, control characters, non-ASCII
+    /// text, missing values and large numbers come back as they went in.
+    @Test(arguments: Backend.available) func awkwardTextInTheLogIsData(_ backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createApp(RegistryStoreConformance.app("a"))
+            let at = Date(timeIntervalSince1970: 4_102_444_800.123)
+            let awkward = DeliveryLogEntry(
+                appId: "a", token: "aa", pushType: "controls", eventId: nil, outcome: "failed",
+                answer: DeliveryAnswer(status: nil, reason: "quote \" backslash \\ newline \n tab \t bell \u{7} ü 🚀", apnsId: "o'brien\"); --"),
+                attempt: Int(Int32.max), at: at
+            )
+            let plain = DeliveryLogEntry(
+                appId: "a", token: "aa", pushType: "widgets", eventId: "e", outcome: "delivered", answer: DeliveryAnswer(status: 200),
+                attempt: 1, at: at.addingTimeInterval(-1)
+            )
+            try await store.logDeliveries([awkward, plain])
+            let lines = try await store.deliveryLog(appId: "a", token: "aa", limit: 10)
+            #expect(lines.count == 2)
+            #expect(lines.first?.answer == awkward.answer)
+            #expect(lines.first?.eventId == nil && lines.first?.attempt == Int(Int32.max) && lines.first.map { ($0.at.timeIntervalSince1970 * 1000).rounded() } == 4_102_444_800_123)
+            #expect(lines.last?.answer == plain.answer && lines.last?.eventId == "e" && lines.last?.pushType == "widgets")
+        }
+    }
 }

@@ -1,0 +1,71 @@
+import SQLKit
+
+/// Many rows passed to one statement as a single JSON parameter (an array of arrays) that the database unpacks
+/// (`SQLBackend.select(_:)`). A multi-row `VALUES` list costs a bind per column per row to build, serialize and
+/// bind, which cost more than the insert itself (see `docs/performance.md`).
+struct JSONRows {
+    /// The type each column is read back as.
+    enum Column { case text, integer }
+
+    let columns: [Column]
+    private var json: [UInt8] = [UInt8(ascii: "[")]
+    private(set) var count = 0
+
+    init(_ columns: [Column]) { self.columns = columns }
+
+    enum Value {
+        case text(String?)
+        case integer(Int64?)
+    }
+
+    /// Appends one row; its values follow `columns`.
+    mutating func append(_ values: [Value]) {
+        if count > 0 { json.append(UInt8(ascii: ",")) }
+        json.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            switch value {
+            case .text(let text?): appendString(text)
+            case .integer(let number?): json.append(contentsOf: String(number).utf8)
+            case .text(nil), .integer(nil): json.append(contentsOf: "null".utf8)
+            }
+        }
+        json.append(UInt8(ascii: "]"))
+        count += 1
+    }
+
+    /// The JSON text of the rows appended so far.
+    var text: String { String(decoding: json + [UInt8(ascii: "]")], as: UTF8.self) }
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped, other UTF-8 bytes as they are.
+    private mutating func appendString(_ value: String) {
+        json.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): json.append(contentsOf: [UInt8(ascii: "\\"), byte])
+            case 0..<0x20: json.append(contentsOf: "\\u00".utf8 + [Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]])
+            default: json.append(byte)
+            }
+        }
+        json.append(UInt8(ascii: "\""))
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+}
+
+extension SQLBackend {
+    /// A `SELECT` of `rows` with columns `c0`, `c1`, … in their order (for `INSERT … SELECT`).
+    func select(_ rows: JSONRows) -> SQLQueryString {
+        let columns = rows.columns.enumerated().map { index, column -> String in
+            switch (self, column) {
+            case (.sqlite, _): "value ->> \(index) AS c\(index)"
+            case (.postgres, .text): "value ->> \(index) AS c\(index)"
+            case (.postgres, .integer): "(value ->> \(index))::bigint AS c\(index)"
+            }
+        }.joined(separator: ", ")
+        switch self {
+        case .sqlite: return "SELECT \(unsafeRaw: columns) FROM jsonb_each(\(bind: rows.text))"
+        case .postgres: return "SELECT \(unsafeRaw: columns) FROM json_array_elements(\(bind: rows.text)::json) AS r(value)"
+        }
+    }
+}

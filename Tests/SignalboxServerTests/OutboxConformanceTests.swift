@@ -191,6 +191,40 @@ extension OutboxConformanceTests {
         try await store.close()
     }
 
+    /// Registrations bulk-loaded before autovacuum analyzed their tables: the event's first step analyzes them, so
+    /// the page query is planned from statistics (without them PostgreSQL sorts the whole audience per page).
+    @Test func aFanOutAnalyzesRegistrationTablesThatWereNeverAnalyzed() async throws {
+        let url = try TestDatabases.fresh()
+        let store = try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4)
+        do {
+            try await seed(store, installations: 0)
+            let app = "a"
+            _ = try TestDatabases.psql(url, """
+                ALTER TABLE installations SET (autovacuum_enabled = false); ALTER TABLE controls SET (autovacuum_enabled = false);
+                INSERT INTO installations (app_id, installation_id, user_id, channels, environment, created_at, last_seen_at)
+                    SELECT '\(app)', 'i' || lpad(n::text, 5, '0'), NULL, '[]', 'sandbox', 0, 0 FROM generate_series(1, 1500) n;
+                INSERT INTO controls (app_id, installation_id, position, kind, configuration, push_token, token_seen_at)
+                    SELECT '\(app)', 'i' || lpad(n::text, 5, '0'), 0, 'door', '{}', lpad(to_hex(n), 8, '0'), 0 FROM generate_series(1, 1500) n;
+                """)
+            let counted = "SELECT count(*) FROM pg_stat_user_tables WHERE relname IN ('installations', 'controls') AND n_mod_since_analyze >= 1500"
+            // The statistics collector reports writes within a second or so.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try TestDatabases.psql(url, counted) != "2" {
+                try #require(ContinuousClock.now < deadline, "the writes never showed in pg_stat_user_tables")
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let analyzed = "SELECT count(*) FROM pg_stat_user_tables WHERE relname IN ('installations', 'controls') AND last_analyze IS NOT NULL"
+            #expect(try TestDatabases.psql(url, analyzed) == "0")
+            let step = try await store.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
+            #expect(step.planned == 100)
+            #expect(try TestDatabases.psql(url, analyzed) == "2")
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
     @Test(arguments: Backend.available) func aKeysProviderTokenIsMintedOnceAndSharedUntilItIsOld(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
             let key = SigningKeyID(teamId: "TEAM123456", keyId: "KEY1234567", fingerprint: "f1")

@@ -65,7 +65,7 @@ extension SQLBackend {
         }.joined(separator: ", ")
         switch self {
         case .sqlite: return "SELECT \(unsafeRaw: columns) FROM jsonb_each(\(bind: rows.text))"
-        case .postgres: return "SELECT \(unsafeRaw: columns) FROM json_array_elements(\(bind: rows.text)::json) AS r(value)"
+        case .postgres: return "SELECT \(unsafeRaw: columns) FROM jsonb_array_elements(\(bind: rows.text)::jsonb) AS r(value)"
         }
     }
 }

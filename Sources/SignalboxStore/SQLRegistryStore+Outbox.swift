@@ -64,29 +64,37 @@ extension SQLRegistryStore {
 
     public func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary {
         let owner = owner
-        let backend = backend
         return try await transaction { db in
             var summary = CompletionSummary()
-            // Fenced: only pushes this process still holds are recorded; one whose lease ended and that another
-            // instance took over is that instance's to record (its answer here is dropped).
+            // Fenced: each change applies only to a push this process still holds (`state = 'sending'` and its
+            // claim); one whose lease ended and that another instance took over is that instance's to record.
             var held: Set<String> = []
-            for chunk in completions.map(\.push.id).sorted().chunked(1_000) {
+            var finishing: [String: OutboxPush] = [:]  // push id → push, of those that leave the outbox now
+            for completion in completions.sorted(by: { $0.push.id < $1.push.id }) {
+                switch completion.result {
+                case .retry(let at):
+                    if try await Self.returnToPending(db, completion.push, at: at, usedAttempt: true, heldBy: owner) { held.insert(completion.push.id) }
+                case .postpone(let at):
+                    if try await Self.returnToPending(db, completion.push, at: at, usedAttempt: false, heldBy: owner) { held.insert(completion.push.id) }
+                default: finishing[completion.push.id] = completion.push
+                }
+            }
+            for chunk in finishing.keys.sorted().chunked(1_000) {
                 for row in try await db.raw("""
-                    SELECT push_id FROM outbox WHERE push_id IN (\(binds: Array(chunk))) AND state = 'sending'
-                        AND claimed_by = \(bind: owner) ORDER BY push_id\(backend.forUpdate)
+                    DELETE FROM outbox WHERE push_id IN (\(binds: Array(chunk))) AND state = 'sending' AND claimed_by = \(bind: owner)
+                    RETURNING push_id
                     """).all() {
                     held.insert(try row.decode(column: "push_id", as: String.self))
                 }
             }
             summary.claimsLost = completions.count - held.count
             var credits: [(push: OutboxPush, column: String)] = []
-            for completion in completions where held.contains(completion.push.id) {
+            for completion in completions where finishing[completion.push.id] != nil && held.contains(completion.push.id) {
                 let push = completion.push
                 switch completion.result {
                 case .delivered: credits.append((push, "delivered"))
                 case .failed: credits.append((push, "failed"))
-                case .retry(let at): try await Self.returnToPending(db, push, at: at, usedAttempt: true)
-                case .postpone(let at): try await Self.returnToPending(db, push, at: at, usedAttempt: false)
+                case .retry, .postpone: break  // returned to pending above
                 case .prune(let since, _):
                     let removed = try await Self.pruneIfRegisteredBefore(db, appId: push.appId, token: push.token, since: since)
                     summary.tokensPruned += removed ? 1 : 0
@@ -97,11 +105,11 @@ extension SQLRegistryStore {
                     credits.append((push, removed ? "pruned" : "failed"))
                 }
             }
-            try await Self.finish(db, credits)
+            try await Self.credit(db, credits)
             try await Self.recordSent(db, credits.filter { $0.column == "delivered" }.map(\.push), now: now)
             if self.writesDeliveryLog {
                 let outcomes = Dictionary(credits.map { ($0.push.id, $0.column) }) { $1 }
-                try await Self.logCompletions(db, backend, completions.filter { held.contains($0.push.id) }, credits: outcomes, now: now)
+                try await Self.logCompletions(db, self.backend, completions.filter { held.contains($0.push.id) }, credits: outcomes, now: now)
             }
             return summary
         }
@@ -167,18 +175,21 @@ extension SQLRegistryStore {
     }
 
     /// Makes a claimed push pending again; if a newer push for the same token and payload is already
-    /// pending, that one carries this push's events instead.
-    private static func returnToPending(_ db: any SQLDatabase, _ push: OutboxPush, at: Date, usedAttempt: Bool) async throws {
+    /// pending, that one carries this push's events instead. With `heldBy`, only while that owner still holds the
+    /// claim. - Returns: whether the push was changed.
+    @discardableResult
+    private static func returnToPending(_ db: any SQLDatabase, _ push: OutboxPush, at: Date, usedAttempt: Bool, heldBy owner: String? = nil) async throws -> Bool {
+        let fence: SQLQueryString = owner.map { " AND state = 'sending' AND claimed_by = \(bind: $0)" } ?? ""
         let twin = try await db.raw("SELECT push_id FROM outbox WHERE \(pendingPush(appId: push.appId, token: push.token, payload: push.payload))")
             .first()?.decode(column: "push_id", as: String.self)
         guard let twin else {
-            try await db.raw("""
+            return try await db.raw("""
                 UPDATE outbox SET state = 'pending', next_attempt_at = \(bind: at.milliseconds),
                     attempts = attempts + \(bind: usedAttempt ? 1 : 0), claimed_by = NULL, lease_until = NULL
-                WHERE push_id = \(bind: push.id)
-                """).run()
-            return
+                WHERE push_id = \(bind: push.id)\(fence) RETURNING push_id
+                """).first() != nil
         }
+        guard try await db.raw("DELETE FROM outbox WHERE push_id = \(bind: push.id)\(fence) RETURNING push_id").first() != nil else { return false }
         try await db.raw("""
             INSERT INTO outbox_absorbed (push_id, event_id, app_id)
             SELECT \(bind: twin), event_id, app_id FROM outbox_absorbed WHERE push_id = \(bind: push.id)
@@ -187,15 +198,14 @@ extension SQLRegistryStore {
             """).run()
         try await db.raw("UPDATE outbox SET absorbed = 1 WHERE push_id = \(bind: twin)").run()
         try await db.raw("DELETE FROM outbox_absorbed WHERE push_id = \(bind: push.id)").run()
-        try await db.raw("DELETE FROM outbox WHERE push_id = \(bind: push.id)").run()
+        return true
     }
 
-    /// Removes finished pushes and adds their outcome to the counters of every event they carry.
-    private static func finish(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, column: String)]) async throws {
+    /// Adds finished pushes' outcomes to the counters of every event they carry (their outbox rows are gone).
+    private static func credit(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, column: String)]) async throws {
         guard !credits.isEmpty else { return }
         var counts: [String: [String: Int]] = [:]  // column → event → count
         for chunk in credits.chunked(1_000) {
-            let ids = chunk.map(\.push.id)
             var column: [String: String] = [:]
             for credit in chunk {
                 column[credit.push.id] = credit.column
@@ -209,7 +219,6 @@ extension SQLRegistryStore {
                 }
                 try await db.raw("DELETE FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").run()
             }
-            try await db.raw("DELETE FROM outbox WHERE push_id IN (\(binds: ids))").run()
         }
         // In a fixed order (column, then event id), so two instances crediting the same events cannot deadlock.
         for (name, events) in counts.sorted(by: { $0.key < $1.key }) {

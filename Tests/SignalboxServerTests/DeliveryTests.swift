@@ -88,8 +88,13 @@ import Testing
             harness.simulator.script([.status(500, reason: "InternalServerError")])
             let body = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
             let first = try await harness.post(app, event: body)
-            while harness.simulator.stats.requests == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            try await Task.sleep(for: .milliseconds(500))
+            // Until the 500 is recorded (its retry line is written with the push's return to pending): an event
+            // posted before that finds the push still `sending` and is sent on its own.
+            func retryRecorded() async throws -> Bool {
+                let lines = try await harness.api.call(.get, "/v1/apps/\(app.id)/tokens/a001", key: app.serverKey).json?["deliveries"]
+                return (lines as? [[String: Any]])?.contains { $0["outcome"] as? String == "retry" } == true
+            }
+            while try await !retryRecorded() { try await Task.sleep(for: .milliseconds(20)) }
             let second = try await harness.post(app, event: body)
             let firstStatus = try await harness.waitUntilDone(app, event: first)
             let secondStatus = try await harness.waitUntilDone(app, event: second)

@@ -101,7 +101,7 @@ extension SQLRegistryStore: DeliveryStore {
             // An event's pushes share one kind, so at most one minimum interval applies.
             var interval = 0
             if let kind = pushes.first?.kind { interval = try await Self.intervals(db, appId: event.appId)[kind] ?? 0 }
-            let (coalesced, handedOff) = try await Self.enqueue(db, backend, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
+            let (coalesced, handedOff) = try await Self.enqueue(db, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
             let finished = page.count < batchSize
             try await db.raw("""
                 UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
@@ -154,14 +154,17 @@ extension SQLRegistryStore: DeliveryStore {
         }
         // `LIMIT 1` keeps each EXISTS a lookup by installation: SQLite 3.54 otherwise turns it into a join that
         // scans from the page cursor for every row (measured: 70 ms instead of 1 ms per page of 1,000).
-        let same = "app_id = i.app_id AND installation_id = i.installation_id"
+        // The cursor is repeated inside: PostgreSQL merges the page with the registrations' index and does not carry
+        // `i.installation_id > cursor` over, so each page read that index from the app's first registration
+        // (measured at 1,000,000 tokens: 101 ms instead of 0.9 ms per page).
+        let same: SQLQueryString = "app_id = i.app_id AND installation_id = i.installation_id AND installation_id > \(bind: cursor)"
         switch event.request.target {
         case .widgets(let kinds, _):
-            query += " AND EXISTS (SELECT 1 FROM widgets WHERE \(unsafeRaw: same)\(Self.kinds(kinds)) LIMIT 1)"
+            query += " AND EXISTS (SELECT 1 FROM widgets WHERE \(same)\(Self.kinds(kinds)) LIMIT 1)"
         case .controls(let kinds, _):
-            query += " AND EXISTS (SELECT 1 FROM controls WHERE \(unsafeRaw: same)\(Self.kinds(kinds)) LIMIT 1)"
+            query += " AND EXISTS (SELECT 1 FROM controls WHERE \(same)\(Self.kinds(kinds)) LIMIT 1)"
         case .fileProvider(let domain, _):
-            query += " AND EXISTS (SELECT 1 FROM file_provider_domains WHERE \(unsafeRaw: same) AND domain_id = \(bind: domain) LIMIT 1)"
+            query += " AND EXISTS (SELECT 1 FROM file_provider_domains WHERE \(same) AND domain_id = \(bind: domain) LIMIT 1)"
         }
         query += " ORDER BY i.installation_id LIMIT \(bind: limit)"
         return try await db.raw(query).all().map { row in
@@ -257,13 +260,12 @@ extension SQLRegistryStore: DeliveryStore {
     /// `handOff` pushes due `now` without a pending twin are inserted `sending` under `claim` and returned.
     /// - Returns: how many were absorbed, and the pushes handed off.
     private static func enqueue(
-        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, interval: Int, now: Date, handOff: Int,
-        claim: Claim
+        _ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord, interval: Int, now: Date, handOff: Int, claim: Claim
     ) async throws -> (coalesced: Int, handedOff: [OutboxPush]) {
         var coalesced = 0
         var handedOff: [OutboxPush] = []
         for chunk in pushes.chunked(1_000) {
-            var rows = JSONRows([.text, .text, .text, .text, .text, .integer, .text, .text, .integer])
+            var rows: [SQLQueryString] = []
             var ids: [String: String] = [:]  // coalescingKey → push id
             let kind = chunk[chunk.startIndex].kind
             let earliest = try await Self.earliest(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval)
@@ -275,11 +277,11 @@ extension SQLRegistryStore: DeliveryStore {
                 let id = PushIds.next()
                 ids[push.coalescingKey] = id
                 let sending = !sendNow.isEmpty && sendNow.contains(push.coalescingKey)
-                rows.append([
-                    .text(id), .text(push.installationId), .text(push.token), .text(push.environment.rawValue), .text(push.payload),
-                    .integer(due(push)), .text(sending ? "sending" : "pending"), .text(sending ? claim.owner : nil),
-                    .integer(sending ? claim.leaseUntil : nil),
-                ])
+                let state: SQLQueryString = sending ? "'sending', \(bind: claim.owner), \(bind: claim.leaseUntil)" : "'pending', NULL, NULL"
+                rows.append("""
+                    (\(bind: id), \(bind: push.installationId), \(bind: push.token), \(bind: push.environment.rawValue),
+                    \(bind: push.payload), \(bind: due(push)), \(state))
+                    """)
                 if sending {
                     handedOff.append(OutboxPush(
                         id: id, appId: event.appId, eventId: event.id, installationId: push.installationId, token: push.token,
@@ -287,16 +289,16 @@ extension SQLRegistryStore: DeliveryStore {
                     ))
                 }
             }
-            // What the rows share is bound once; the rest is one JSON parameter (`JSONRows`). `WHERE true` tells
+            // What the rows share is bound once (half the binds of one full row per push). `WHERE true` tells
             // SQLite's parser that ON CONFLICT belongs to the INSERT, not to a join. Only `pending` rows conflict;
             // the upsert marks (and on PostgreSQL locks) the pending twin and returns its id, so no claim can take
             // it between this statement and the absorption below.
             let returned = try await db.raw("""
                 INSERT INTO outbox (push_id, app_id, event_id, installation_id, token, kind, environment, payload, state, attempts,
                     next_attempt_at, event_created_at, claimed_by, lease_until)
-                SELECT v.c0, \(bind: event.appId), \(bind: event.id), v.c1, v.c2, \(bind: kind.rawValue), v.c3,
-                    v.c4, v.c6, 0, v.c5, \(bind: event.createdAt.milliseconds), v.c7, v.c8
-                FROM (\(backend.select(rows))) AS v WHERE true
+                SELECT v.column1, \(bind: event.appId), \(bind: event.id), v.column2, v.column3, \(bind: kind.rawValue), v.column4,
+                    v.column5, v.column7, 0, v.column6, \(bind: event.createdAt.milliseconds), v.column8, CAST(v.column9 AS BIGINT)
+                FROM (VALUES \(rows.joined(separator: ", "))) AS v WHERE true
                 ON CONFLICT (app_id, token, payload) WHERE state = 'pending' DO UPDATE SET absorbed = 1
                 RETURNING push_id, token, payload
                 """).all()

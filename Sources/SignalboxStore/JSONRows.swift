@@ -1,8 +1,7 @@
 import SQLKit
 
 /// Many rows passed to one statement as a single JSON parameter (an array of arrays) that the database unpacks
-/// (`SQLBackend.select(_:)`). A multi-row `VALUES` list costs a bind per column per row to build, serialize and
-/// bind, which cost more than the insert itself (see `docs/performance.md`).
+/// (`SQLBackend.select(_:)`): a multi-row `VALUES` list costs a bind per column per row to build, serialize and bind.
 struct JSONRows {
     /// The type each column is read back as.
     enum Column { case text, integer }
@@ -56,12 +55,9 @@ struct JSONRows {
 extension SQLBackend {
     /// A `SELECT` of `rows` with columns `c0`, `c1`, … in their order (for `INSERT … SELECT`).
     func select(_ rows: JSONRows) -> SQLQueryString {
-        let columns = rows.columns.enumerated().map { index, column -> String in
-            switch (self, column) {
-            case (.sqlite, _): "value ->> \(index) AS c\(index)"
-            case (.postgres, .text): "value ->> \(index) AS c\(index)"
-            case (.postgres, .integer): "(value ->> \(index))::bigint AS c\(index)"
-            }
+        // PostgreSQL's `->>` gives text; SQLite's gives the JSON value's own type.
+        let columns = rows.columns.enumerated().map { index, column in
+            self == .postgres && column == .integer ? "(value ->> \(index))::bigint AS c\(index)" : "value ->> \(index) AS c\(index)"
         }.joined(separator: ", ")
         switch self {
         case .sqlite: return "SELECT \(unsafeRaw: columns) FROM jsonb_each(\(bind: rows.text))"

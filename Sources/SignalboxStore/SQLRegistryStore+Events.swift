@@ -115,8 +115,8 @@ extension SQLRegistryStore: DeliveryStore {
     }
 
     /// PostgreSQL plans the audience pages from table statistics. Registrations bulk-loaded before autovacuum first
-    /// analyzed their tables have none, and each page then sorts every matching registration (160–220 ms instead of
-    /// 1 ms per page of 1,000, see `docs/performance.md`); so an event's first step analyzes such tables.
+    /// analyzed their tables have none, and each page then sorts every matching registration; so an event's first
+    /// step analyzes such tables.
     private static func analyzeUnanalyzedTables(_ db: any SQLDatabase) async throws {
         let tables = try await db.raw("""
             SELECT relname::text AS name FROM pg_stat_user_tables
@@ -155,9 +155,8 @@ extension SQLRegistryStore: DeliveryStore {
         // `LIMIT 1` keeps each EXISTS a lookup by installation: SQLite 3.54 otherwise turns it into a join that
         // scans from the page cursor for every row (measured: 70 ms instead of 1 ms per page of 1,000).
         // On PostgreSQL the cursor is repeated inside: it merges the page with the registrations' index and does not
-        // carry `i.installation_id > cursor` over, so each page read that index from the app's first registration
-        // (at 1,000,000 tokens: 101 ms instead of 0.9 ms per page). SQLite's lookup gets slower with it (99 against
-        // 62–69 µs of server CPU per push).
+        // carry `i.installation_id > cursor` over, so each page would read that index from the app's first
+        // registration. SQLite's per-installation lookup is slower with it (docs/performance.md).
         var same: SQLQueryString = "app_id = i.app_id AND installation_id = i.installation_id"
         if backend == .postgres { same += " AND installation_id > \(bind: cursor)" }
         switch event.request.target {

@@ -69,17 +69,17 @@ extension SQLRegistryStore {
             // Fenced: each change applies only to a push this process still holds (`state = 'sending'` and its
             // claim); one whose lease ended and that another instance took over is that instance's to record.
             var held: Set<String> = []
-            var finishing: [String: OutboxPush] = [:]  // push id → push, of those that leave the outbox now
+            var finishing: [PushCompletion] = []  // those that leave the outbox now, by push id
             for completion in completions.sorted(by: { $0.push.id < $1.push.id }) {
                 switch completion.result {
                 case .retry(let at):
                     if try await Self.returnToPending(db, completion.push, at: at, usedAttempt: true, heldBy: owner) { held.insert(completion.push.id) }
                 case .postpone(let at):
                     if try await Self.returnToPending(db, completion.push, at: at, usedAttempt: false, heldBy: owner) { held.insert(completion.push.id) }
-                default: finishing[completion.push.id] = completion.push
+                default: finishing.append(completion)
                 }
             }
-            for chunk in finishing.keys.sorted().chunked(1_000) {
+            for chunk in finishing.map(\.push.id).chunked(1_000) {
                 for row in try await db.raw("""
                     DELETE FROM outbox WHERE push_id IN (\(binds: Array(chunk))) AND state = 'sending' AND claimed_by = \(bind: owner)
                     RETURNING push_id
@@ -89,7 +89,7 @@ extension SQLRegistryStore {
             }
             summary.claimsLost = completions.count - held.count
             var credits: [(push: OutboxPush, column: String)] = []
-            for completion in completions where finishing[completion.push.id] != nil && held.contains(completion.push.id) {
+            for completion in finishing where held.contains(completion.push.id) {
                 let push = completion.push
                 switch completion.result {
                 case .delivered: credits.append((push, "delivered"))

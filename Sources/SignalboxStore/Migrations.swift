@@ -148,10 +148,20 @@ enum Migrations {
             // An app's events newest first (the event list, paged).
             "CREATE INDEX events_app ON events (app_id, created_at)",
         ],
+        [
+            // A large fan-out on PostgreSQL is cut into ranges of installation ids that several instances plan at
+            // once (`FanOutRanges`); 0 ranges: one cursor, `fan_out_cursor`.
+            "ALTER TABLE events ADD COLUMN fan_out_ranges INTEGER NOT NULL DEFAULT 0",
+            """
+            CREATE TABLE event_ranges (
+                event_id TEXT NOT NULL, position INTEGER NOT NULL, app_id TEXT NOT NULL, fan_out_cursor TEXT NOT NULL,
+                upper_bound TEXT, done INTEGER NOT NULL, PRIMARY KEY (event_id, position))
+            """,
+        ],
     ]
 
     /// Tables that hang off an app besides installations.
-    static let appTables = ["events", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log"]
+    static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log"]
 
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [

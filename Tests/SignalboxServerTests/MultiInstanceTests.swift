@@ -27,8 +27,9 @@ import Testing
                     // Short leases so a killed instance's claims come back within the test; long enough that a live
                     // instance under load records its answers before its own claims end.
                     "SIGNALBOX_MAX_IN_FLIGHT": "\(Self.maxInFlight)", "SIGNALBOX_CLAIM_LEASE_SECONDS": "20",
-                    // Small pages, so the fan-out lasts long enough to be killed in the middle of it.
-                    "SIGNALBOX_FAN_OUT_BATCH": "100",
+                    // Small pages, so the fan-out lasts long enough to be killed in the middle of it, and the
+                    // 1,000 installations are enough pages to be cut into ranges that both instances plan.
+                    "SIGNALBOX_FAN_OUT_BATCH": "25",
                 ]
             )
             do {
@@ -106,6 +107,7 @@ import Testing
         #expect(final["matched"] as? Int == total)
         #expect(final["delivered"] as? Int == total)
         #expect(final["failed"] as? Int == 0)
+        #expect(try TestDatabases.psql(database, "SELECT fan_out_ranges FROM events") == "4", "1,000 installations in pages of 25: 4 ranges")
         let pushes = try #require(try await admin.call("GET", "/pushes").json as? [[String: Any]])
         var received: [String: Int] = [:]
         for push in pushes { if let token = push["token"] as? String { received[token, default: 0] += 1 } }

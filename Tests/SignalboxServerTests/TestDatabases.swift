@@ -104,3 +104,25 @@ struct TestDatabaseError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
 }
+
+/// A `psql` session fed one line at a time, to hold a lock while the test goes on, as another instance would.
+final class PsqlSession {
+    private let process = Process()
+    private let input = Pipe()
+
+    init(_ url: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "-q", "-At", "-v", "ON_ERROR_STOP=1", url]
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func send(_ sql: String) throws { try input.fileHandleForWriting.write(contentsOf: Data((sql + "\n").utf8)) }
+
+    /// Ends the input and waits for `psql` to exit (an open transaction is then rolled back).
+    func close() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}

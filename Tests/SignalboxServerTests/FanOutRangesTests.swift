@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import SignalboxModel
+import SignalboxStore
+import Testing
+
+/// A large fan-out on PostgreSQL is cut into ranges of installation ids that several instances plan at once.
+extension OutboxConformanceTests {
+    /// App `a` with `count` installations `i00001`… of one control each, bulk-loaded and analyzed; event `e1` to all.
+    func bulkSeed(_ url: String, _ store: SQLRegistryStore, installations count: Int) async throws {
+        try await seed(store, installations: 0)
+        try TestDatabases.psql(url, """
+            INSERT INTO installations (app_id, installation_id, user_id, channels, environment, created_at, last_seen_at)
+                SELECT 'a', 'i' || lpad(n::text, 5, '0'), NULL, '[]', 'sandbox', 0, 0 FROM generate_series(1, \(count)) n;
+            INSERT INTO controls (app_id, installation_id, position, kind, configuration, push_token, token_seen_at)
+                SELECT 'a', 'i' || lpad(n::text, 5, '0'), 0, 'door', '{}', lpad(to_hex(n), 8, '0'), 0 FROM generate_series(1, \(count)) n;
+            ANALYZE installations, controls;
+            """)
+    }
+
+    /// Runs `body` with `count` PostgreSQL stores on one fresh database, and closes them.
+    func withPostgres(stores count: Int, _ body: (String, [SQLRegistryStore]) async throws -> Void) async throws {
+        let url = try TestDatabases.fresh()
+        var stores: [SQLRegistryStore] = []
+        do {
+            for _ in 0..<count {
+                stores.append(try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4))
+            }
+            try await body(url, stores)
+        } catch {
+            for store in stores { try? await store.close() }
+            throw error
+        }
+        for store in stores { try await store.close() }
+    }
+
+    /// Steps until the event is planned or, with `untilBusy`, until every range left is held elsewhere.
+    /// - Returns: the pushes planned and the last step.
+    func step(_ store: SQLRegistryStore, untilBusy: Bool = false) async throws -> (planned: Int, last: FanOutStep) {
+        var planned = 0
+        var step = FanOutStep(planned: 0, coalesced: 0, finished: false)
+        for _ in 0..<1_000 {
+            step = try await store.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
+            planned += step.planned
+            if step.finished || (untilBusy && step.busy) { break }
+        }
+        return (planned, step)
+    }
+
+    @Test(arguments: Backend.shared) func aLargeFanOutIsPlannedAroundARangeAnotherInstanceHolds(_ backend: Backend) async throws {
+        try await withPostgres(stores: 1) { url, stores in
+            let store = stores[0]
+            try await bulkSeed(url, store, installations: 3_000)
+            let split = try await store.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
+            #expect(split.planned == 0 && !split.finished && !split.busy)
+            let bounds = try TestDatabases.psql(url, "SELECT coalesce(upper_bound, '-') FROM event_ranges WHERE event_id = 'e1' ORDER BY position")
+            #expect(bounds.split(separator: "\n") == ["i01000", "i02000", "-"], "3,000 installations in pages of 100: 3 ranges")
+            let holder = try PsqlSession(url)
+            defer { holder.close() }
+            try holder.send("BEGIN; SELECT position FROM event_ranges WHERE event_id = 'e1' AND position = 0 FOR UPDATE;")
+            let held = """
+                SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                WHERE c.relname = 'event_ranges' AND l.granted AND l.pid <> pg_backend_pid()
+                """
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try TestDatabases.psql(url, held) == "0" {
+                try #require(ContinuousClock.now < deadline, "the session never locked the range")
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let around = try await step(store, untilBusy: true)
+            #expect(around.last.busy && around.planned == 2_000, "the two free ranges planned, then nothing left to take")
+            #expect(try TestDatabases.psql(url, "SELECT count(*) FROM outbox WHERE installation_id <= 'i01000'") == "0")
+            #expect(try TestDatabases.psql(url, "SELECT state FROM events WHERE event_id = 'e1'") == "fanning-out")
+            try holder.send("COMMIT;")
+            let rest = try await step(store)
+            #expect(rest.last.finished && rest.planned == 1_000)
+            #expect(try TestDatabases.psql(url, "SELECT count(*), count(DISTINCT token) FROM outbox") == "3000|3000")
+            let status = try #require(try await store.eventStatus(appId: "a", id: "e1"))
+            #expect(status.matched == 3_000 && status.state == .delivering)
+            #expect(try TestDatabases.psql(url, "SELECT count(*) FROM event_ranges") == "0", "a planned event's ranges are gone")
+        }
+    }
+
+    @Test(arguments: Backend.shared) func twoInstancesPlanALargeEventsRangesAtOnce(_ backend: Backend) async throws {
+        try await withPostgres(stores: 2) { url, stores in
+            try await bulkSeed(url, stores[0], installations: 3_000)
+            async let one = step(stores[0])
+            async let two = step(stores[1])
+            let (a, b) = try await (one, two)
+            #expect(a.planned > 0 && b.planned > 0, "both planned pages of the one event")
+            #expect(a.planned + b.planned == 3_000)
+            #expect(try TestDatabases.psql(url, "SELECT count(*), count(DISTINCT token) FROM outbox") == "3000|3000")
+            let status = try #require(try await stores[0].eventStatus(appId: "a", id: "e1"))
+            #expect(status.matched == 3_000 && status.coalesced == 0 && status.state == .delivering)
+        }
+    }
+}

@@ -24,6 +24,8 @@ public struct DeliveryLogEntry: Sendable, Hashable {
     public var pushType: String
     /// The event that planned the push; nil for a push sent directly (`POST …/pushes`, the dashboard).
     public var eventId: String?
+    /// The installation the event's push went to; nil for a push sent directly.
+    public var installationId: String?
     /// `delivered`, `retry`, `postponed`, `failed`, `pruned`.
     public var outcome: String
     public var answer: DeliveryAnswer
@@ -31,11 +33,15 @@ public struct DeliveryLogEntry: Sendable, Hashable {
     public var attempt: Int
     public var at: Date
 
-    public init(appId: String, token: String, pushType: String, eventId: String?, outcome: String, answer: DeliveryAnswer, attempt: Int, at: Date) {
+    public init(
+        appId: String, token: String, pushType: String, eventId: String?, installationId: String? = nil, outcome: String, answer: DeliveryAnswer,
+        attempt: Int, at: Date
+    ) {
         self.appId = appId
         self.token = token
         self.pushType = pushType
         self.eventId = eventId
+        self.installationId = installationId
         self.outcome = outcome
         self.answer = answer
         self.attempt = attempt

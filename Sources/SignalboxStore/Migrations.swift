@@ -158,6 +158,16 @@ enum Migrations {
                 upper_bound TEXT, done INTEGER NOT NULL, PRIMARY KEY (event_id, position))
             """,
         ],
+        [
+            // A token's delivery lines are found through its installation: an event's answers arrive in installation
+            // order, so that index grows in place, where one by token took a random page per line. Only the lines
+            // that are not `delivered` (failures, retries: what finds a dead token) and direct pushes, which have
+            // no installation, are indexed by token.
+            "ALTER TABLE delivery_log ADD COLUMN installation_id TEXT",
+            "DROP INDEX delivery_log_token",
+            "CREATE INDEX delivery_log_installation ON delivery_log (app_id, installation_id, logged_at)",
+            "CREATE INDEX delivery_log_token ON delivery_log (app_id, token, logged_at) WHERE outcome <> 'delivered' OR installation_id IS NULL",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.

@@ -11,14 +11,29 @@ extension SQLRegistryStore: DeliveryLogStore {
         try await transaction { db in try await Self.insertLog(db, backend, entries) }
     }
 
+    /// The token's lines that are not `delivered` (and its direct pushes) by the token's index; its `delivered` lines
+    /// through the installations that have it registered or that its other lines name. A token an installation
+    /// replaced without a failure shows its `delivered` lines only under that installation.
     public func deliveryLog(appId: String, token: String, limit: Int) async throws -> [DeliveryLogEntry] {
         try await oneStatement { db in
-            try await db.raw("""
-                SELECT * FROM delivery_log WHERE app_id = \(bind: appId) AND token = \(bind: token)
+            let byToken: SQLQueryString = "app_id = \(bind: appId) AND token = \(bind: token) AND (\(unsafeRaw: Self.indexedByToken))"
+            let registered = ["controls", "widget_tokens", "file_provider_tokens"].map { table -> SQLQueryString in
+                "SELECT installation_id FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND push_token = \(bind: token)"
+            }
+            return try await db.raw("""
+                SELECT * FROM delivery_log WHERE \(byToken)
+                UNION ALL
+                SELECT * FROM delivery_log WHERE app_id = \(bind: appId) AND installation_id IN (
+                        \(registered.joined(separator: " UNION "))
+                        UNION SELECT installation_id FROM delivery_log WHERE \(byToken) AND installation_id IS NOT NULL)
+                    AND token = \(bind: token) AND outcome = 'delivered'
                 ORDER BY logged_at DESC, attempt DESC LIMIT \(bind: limit)
                 """).all().map(Self.logEntry)
         }
     }
+
+    /// The lines `delivery_log_token` holds (its `WHERE`, written the same so that both databases use it).
+    private static let indexedByToken = "outcome <> 'delivered' OR installation_id IS NULL"
 
     public func deliveryLog(appId: String, eventId: String, limit: Int) async throws -> [DeliveryLogEntry] {
         try await oneStatement { db in
@@ -84,7 +99,8 @@ extension SQLRegistryStore: DeliveryLogStore {
             default: outcome = credits[push.id] ?? "failed"
             }
             return DeliveryLogEntry(
-                appId: push.appId, token: push.token, pushType: push.kind.pushType.rawValue, eventId: push.eventId, outcome: outcome,
+                appId: push.appId, token: push.token, pushType: push.kind.pushType.rawValue, eventId: push.eventId,
+                installationId: push.installationId, outcome: outcome,
                 answer: completion.answer, attempt: push.attempts + 1, at: now
             )
         }
@@ -94,16 +110,16 @@ extension SQLRegistryStore: DeliveryLogStore {
     /// A statement per 5,000 lines, passed as one JSON parameter (`JSONRows`).
     private static func insertLog(_ db: any SQLDatabase, _ backend: SQLBackend, _ entries: [DeliveryLogEntry]) async throws {
         for chunk in entries.chunked(5_000) {
-            var rows = JSONRows([.text, .text, .text, .text, .integer, .text, .integer, .text, .text, .integer])
+            var rows = JSONRows([.text, .text, .text, .text, .integer, .text, .integer, .text, .text, .integer, .text])
             for entry in chunk {
                 rows.append([
                     .text(entry.appId), .text(entry.token), .text(entry.pushType), .text(entry.eventId), .integer(Int64(entry.attempt)),
                     .text(entry.outcome), .integer(entry.answer.status.map(Int64.init)), .text(entry.answer.reason),
-                    .text(entry.answer.apnsId), .integer(entry.at.milliseconds),
+                    .text(entry.answer.apnsId), .integer(entry.at.milliseconds), .text(entry.installationId),
                 ])
             }
             try await db.raw("""
-                INSERT INTO delivery_log (app_id, token, push_type, event_id, attempt, outcome, status, reason, apns_id, logged_at)
+                INSERT INTO delivery_log (app_id, token, push_type, event_id, attempt, outcome, status, reason, apns_id, logged_at, installation_id)
                 \(backend.select(rows))
                 """).run()
         }
@@ -114,6 +130,7 @@ extension SQLRegistryStore: DeliveryLogStore {
             appId: try row.decode(column: "app_id", as: String.self), token: try row.decode(column: "token", as: String.self),
             pushType: try row.decode(column: "push_type", as: String.self),
             eventId: try row.decode(column: "event_id", as: String?.self),
+            installationId: try row.decode(column: "installation_id", as: String?.self),
             outcome: try row.decode(column: "outcome", as: String.self),
             answer: DeliveryAnswer(
                 status: try row.decode(column: "status", as: Int?.self), reason: try row.decode(column: "reason", as: String?.self),

@@ -35,14 +35,14 @@ extension SQLRegistryStore {
             }
             let event = try Self.event(row)
             let cursor = try range?.cursor ?? (row.decodeNil(column: "fan_out_cursor") ? "" : row.decode(column: "fan_out_cursor", as: String.self))
-            let page = try await Self.installationPage(db, backend, event: event, after: cursor, upTo: range?.upperBound, limit: batchSize)
+            let (page, exhausted) = try await Self.installationPage(db, backend, event: event, after: cursor, upTo: range?.upperBound, limit: batchSize)
             let candidates = try await Self.candidates(db, event: event, page: page, now: now)
             let pushes = FanOutPlanner.plan(event.request.target, candidates: candidates)
             // An event's pushes share one kind, so at most one minimum interval applies.
             var interval = 0
             if let kind = pushes.first?.kind { interval = try await Self.intervals(db, appId: event.appId)[kind] ?? 0 }
             let (coalesced, handedOff) = try await Self.enqueue(db, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
-            var finished = page.count < batchSize
+            var finished = exhausted
             if let range {
                 finished = try await Self.advance(db, range, to: page.last?.id, rangeFinished: finished, matched: pushes.count, coalesced: coalesced)
             } else {
@@ -86,12 +86,18 @@ extension SQLRegistryStore {
         )
     }
 
-    /// The next installations of the audience, by id, that registered something the target can match.
+    /// The next installations of the audience, by id, that registered something the target can match, up to
+    /// `upperBound`. - Returns: the page, and whether the audience (or the range) ends with it.
     private static func installationPage(
         _ db: any SQLDatabase, _ backend: SQLBackend, event: EventRecord, after cursor: String, upTo upperBound: String?, limit: Int
-    ) async throws -> [(id: String, environment: Environment)] {
-        var query: SQLQueryString = "SELECT installation_id, environment FROM installations i WHERE i.app_id = \(bind: event.appId) AND i.installation_id > \(bind: cursor)"
-        if let upperBound { query += " AND i.installation_id <= \(bind: upperBound)" }
+    ) async throws -> (page: [(id: String, environment: Environment)], exhausted: Bool) {
+        // The range's end is a column, not a condition: bounded, PostgreSQL planned some pages as a sort of the
+        // whole range (docs/performance.md); the database still does the comparison, in its own collation.
+        let beyond: SQLQueryString = upperBound.map { "i.installation_id > \(bind: $0)" } ?? "false"
+        var query: SQLQueryString = """
+            SELECT installation_id, environment, \(beyond) AS beyond FROM installations i
+            WHERE i.app_id = \(bind: event.appId) AND i.installation_id > \(bind: cursor)
+            """
         switch event.request.audience {
         case .all: break
         case .users(let users): query += " AND i.user_id IN (\(binds: users))"
@@ -108,10 +114,7 @@ extension SQLRegistryStore {
         // carry `i.installation_id > cursor` over, so each page would read that index from the app's first
         // registration. SQLite's per-installation lookup is slower with it (docs/performance.md).
         var same: SQLQueryString = "app_id = i.app_id AND installation_id = i.installation_id"
-        if backend == .postgres {
-            same += " AND installation_id > \(bind: cursor)"
-            if let upperBound { same += " AND installation_id <= \(bind: upperBound)" }
-        }
+        if backend == .postgres { same += " AND installation_id > \(bind: cursor)" }
         switch event.request.target {
         case .widgets(let kinds, _):
             query += " AND EXISTS (SELECT 1 FROM widgets WHERE \(same)\(Self.kinds(kinds)) LIMIT 1)"
@@ -121,10 +124,14 @@ extension SQLRegistryStore {
             query += " AND EXISTS (SELECT 1 FROM file_provider_domains WHERE \(same) AND domain_id = \(bind: domain) LIMIT 1)"
         }
         query += " ORDER BY i.installation_id LIMIT \(bind: limit)"
-        return try await db.raw(query).all().map { row in
-            (try row.decode(column: "installation_id", as: String.self),
-             Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production)
+        let rows = try await db.raw(query).all()
+        var page: [(id: String, environment: Environment)] = []
+        for row in rows {
+            if try row.decode(column: "beyond", as: Bool.self) { return (page, true) }
+            page.append((try row.decode(column: "installation_id", as: String.self),
+                         Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production))
         }
+        return (page, rows.count < limit)
     }
 
     /// The page's registrations that the target can match, as planner input.

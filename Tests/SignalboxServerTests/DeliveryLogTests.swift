@@ -54,14 +54,17 @@ import Testing
             let line = try #require((direct.json?["deliveries"] as? [[String: Any]])?.first)
             #expect(line["outcome"] as? String == "delivered" && line["pushType"] as? String == "background" && line["eventId"] == nil)
 
+            let toAll = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
+            #expect(try await harness.waitUntilDone(app, event: try await harness.post(app, event: toAll))["delivered"] as? Int == 1)
             harness.simulator.markUnregistered(token: "a001", at: Date().addingTimeInterval(60))
-            let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#)
-            #expect(try await harness.waitUntilDone(app, event: event)["pruned"] as? Int == 1)
+            #expect(try await harness.waitUntilDone(app, event: try await harness.post(app, event: toAll))["pruned"] as? Int == 1)
             let pruned = try await harness.api.call(.get, "/v1/apps/\(app.id)/tokens/a001", key: app.serverKey)
             expectStatus(200, pruned)
             #expect((pruned.json?["registrations"] as? [Any])?.isEmpty == true)
-            let last = try #require((pruned.json?["deliveries"] as? [[String: Any]])?.first)
-            #expect(last["outcome"] as? String == "pruned" && last["status"] as? Int == 410 && last["reason"] as? String == "Unregistered")
+            // The delivered line is found through the installation the pruned line names.
+            let lines = try #require(pruned.json?["deliveries"] as? [[String: Any]])
+            #expect(lines.map { $0["outcome"] as? String } == ["pruned", "delivered"])
+            #expect(lines.first?["status"] as? Int == 410 && lines.first?["reason"] as? String == "Unregistered")
         }
     }
 

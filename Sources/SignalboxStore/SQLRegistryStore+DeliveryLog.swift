@@ -35,6 +35,15 @@ extension SQLRegistryStore: DeliveryLogStore {
     /// The lines `delivery_log_token` holds (its `WHERE`, written the same so that both databases use it).
     private static let indexedByToken = "outcome <> 'delivered' OR installation_id IS NULL"
 
+    public func deliveryLog(appId: String, installationId: String, limit: Int) async throws -> [DeliveryLogEntry] {
+        try await oneStatement { db in
+            try await db.raw("""
+                SELECT * FROM delivery_log WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
+                ORDER BY logged_at DESC, attempt DESC LIMIT \(bind: limit)
+                """).all().map(Self.logEntry)
+        }
+    }
+
     public func deliveryLog(appId: String, eventId: String, limit: Int) async throws -> [DeliveryLogEntry] {
         try await oneStatement { db in
             try await db.raw("""

@@ -36,6 +36,8 @@ struct FanOutBench: AsyncParsableCommand {
     @Option(help: "PEM certificate of --apns-host.") var apnsCa: String?
     @Option(help: "PostgreSQL URL for the servers' data (default: SQLite in a temporary directory).") var database: String?
     @Option(help: "Servers sharing --database (ports --port, then --port+3, +4, ...).") var instances = 1
+    @Option(help: "Events fanned out to everyone before the timed one, so the delivery log already holds their lines.")
+    var earlierEvents = 0
 
     func validate() throws {
         guard instances >= 1, instances == 1 || database != nil else { throw ValidationError("--instances above 1 needs --database") }
@@ -90,10 +92,18 @@ struct FanOutBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(3))
         let idleRSS = servers.map { ProcFS.memoryKilobytes(pid: $0.processIdentifier, field: "VmRSS:") }.max() ?? 0
         let cpu = { servers.map { ProcFS.cpuSeconds(pid: $0.processIdentifier) }.reduce(0, +) }
+        let toEveryone = #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#
+        for _ in 0..<earlierEvents {
+            let earlier = try await api.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: toEveryone)
+            guard let id = earlier["eventId"] as? String else { throw ValidationError("event not accepted: \(earlier)") }
+            while try await api.call("GET", "/v1/apps/\(appId)/events/\(id)", key: serverKey)["state"] as? String != "done" {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
 
         let cpuBefore = cpu()
         let posted = ContinuousClock.now
-        let event = try await api.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#)
+        let event = try await api.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: toEveryone)
         guard let eventId = event["eventId"] as? String else { throw ValidationError("event not accepted: \(event)") }
         // Only the simulator is asked until the first push arrives, so the server's queue does not delay the reading;
         // another double cannot be asked, so the event's delivered count tells.

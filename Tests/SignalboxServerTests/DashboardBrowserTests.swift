@@ -100,6 +100,7 @@ import Glibc
             #expect(try await browser.bodyText().contains("User ana"))
             try await browser.go(site + "/dashboard/apps/\(appId)/inspect?q=iphone-ana")
             #expect(try await browser.bodyText().contains("Installation iphone-ana"))
+            #expect(try await browser.findAll("tbody .badge.ok").count == 1, "the event's line; the direct push names no installation")
             try await shots.take("inspector-installation")
 
             // The overview, the event's page, the delete confirmation.

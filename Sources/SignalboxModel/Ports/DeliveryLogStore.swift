@@ -8,6 +8,8 @@ public protocol DeliveryLogStore: Sendable {
     func logDeliveries(_ entries: [DeliveryLogEntry]) async throws
     /// The token's latest lines, newest first.
     func deliveryLog(appId: String, token: String, limit: Int) async throws -> [DeliveryLogEntry]
+    /// The installation's latest lines (pushes of events to it, whichever token), newest first.
+    func deliveryLog(appId: String, installationId: String, limit: Int) async throws -> [DeliveryLogEntry]
     /// The event's latest lines, newest first.
     func deliveryLog(appId: String, eventId: String, limit: Int) async throws -> [DeliveryLogEntry]
     /// Lines per outcome logged at or after `since`.

@@ -81,7 +81,8 @@ extension DashboardRoutes {
                 let item = snapshot.installation
                 installation = .init(
                     id: item.id, userId: item.userId, channels: item.channels.sorted().joined(separator: ", "),
-                    environment: item.environment.rawValue, lastSeen: DashboardFormat.time(snapshot.lastSeenAt), tokens: held
+                    environment: item.environment.rawValue, lastSeen: DashboardFormat.time(snapshot.lastSeenAt), tokens: held,
+                    lines: try await store.deliveryLog(appId: app.id, installationId: item.id, limit: Self.logLines).map(LogLine.init)
                 )
             }
             let ids = try await store.installationIds(appId: app.id, userId: query, limit: 100)

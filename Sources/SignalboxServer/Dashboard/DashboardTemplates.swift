@@ -146,7 +146,8 @@ enum DashboardTemplates {
         {{#installation}}<h2>Installation <code>{{id}}</code></h2>
         <section><dl><dt>User</dt><dd>{{#userId}}<a href="/dashboard/apps/{{app.id}}/inspect?q={{.}}">{{.}}</a>{{/userId}}{{^userId}}<span class="muted">none</span>{{/userId}}</dd>
         <dt>Channels</dt><dd>{{channels}}</dd><dt>Environment</dt><dd>{{environment}}</dd><dt>Last seen (UTC)</dt><dd class="mono">{{lastSeen}}</dd>
-        <dt>Tokens</dt><dd>{{#tokens}}<a class="mono" href="/dashboard/apps/{{app.id}}/inspect?q={{token}}">{{token}}</a> ({{kind}})<br>{{/tokens}}{{^tokens}}<span class="muted">none</span>{{/tokens}}</dd></dl></section>{{/installation}}
+        <dt>Tokens</dt><dd>{{#tokens}}<a class="mono" href="/dashboard/apps/{{app.id}}/inspect?q={{token}}">{{token}}</a> ({{kind}})<br>{{/tokens}}{{^tokens}}<span class="muted">none</span>{{/tokens}}</dd></dl>
+        <h3>Delivery log</h3>{{>logTable}}</section>{{/installation}}
         {{#tokens}}<h2>Token <code>{{token}}</code></h2>
         <section><h3>Registered as</h3>
         {{#hasRegistrations}}<div class="scroll"><table><thead><tr><th>Installation</th><th>User</th><th>Kind</th><th>Reloads</th><th>Configuration</th>

@@ -161,6 +161,7 @@ struct InspectPage {
         let environment: String
         let lastSeen: String
         let tokens: [TokenKind]
+        let lines: [LogLine]
     }
     struct TokenKind { let token: String; let kind: String }
     struct TokenMatch {

@@ -41,7 +41,7 @@ extension SQLRegistryStore {
             // An event's pushes share one kind, so at most one minimum interval applies.
             var interval = 0
             if let kind = pushes.first?.kind { interval = try await Self.intervals(db, appId: event.appId)[kind] ?? 0 }
-            let (coalesced, handedOff) = try await Self.enqueue(db, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
+            let (coalesced, handedOff) = try await Self.enqueue(db, backend, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
             var finished = exhausted
             if let range {
                 finished = try await Self.advance(db, range, to: page.last?.id, rangeFinished: finished, matched: pushes.count, coalesced: coalesced)
@@ -221,13 +221,13 @@ extension SQLRegistryStore {
     /// `handOff` pushes due `now` without a pending twin are inserted `sending` under `claim` and returned.
     /// - Returns: how many were absorbed, and the pushes handed off.
     private static func enqueue(
-        _ db: any SQLDatabase, _ pushes: [PlannedPush], event: EventRecord, interval: Int, now: Date, handOff: Int, claim: Claim
+        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, interval: Int, now: Date, handOff: Int,
+        claim: Claim
     ) async throws -> (coalesced: Int, handedOff: [OutboxPush]) {
         var coalesced = 0
         var handedOff: [OutboxPush] = []
         for chunk in pushes.chunked(1_000) {
-            var rows: [SQLQueryString] = []
-            var ids: [String: String] = [:]  // coalescingKey → push id
+            var rows = OutboxRows()
             let kind = chunk[chunk.startIndex].kind
             let earliest = try await Self.earliest(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval)
             let due = { (push: PlannedPush) in max(event.createdAt.milliseconds, earliest[push.token] ?? 0) }
@@ -236,13 +236,8 @@ extension SQLRegistryStore {
             )
             for push in chunk {
                 let id = PushIds.next()
-                ids[push.coalescingKey] = id
                 let sending = !sendNow.isEmpty && sendNow.contains(push.coalescingKey)
-                let state: SQLQueryString = sending ? "'sending', \(bind: claim.owner), \(bind: claim.leaseUntil)" : "'pending', NULL, NULL"
-                rows.append("""
-                    (\(bind: id), \(bind: push.installationId), \(bind: push.token), \(bind: push.environment.rawValue),
-                    \(bind: push.payload), \(bind: due(push)), \(state))
-                    """)
+                rows.append(id: id, push, due: due(push), claim: sending ? claim : nil)
                 if sending {
                     handedOff.append(OutboxPush(
                         id: id, appId: event.appId, eventId: event.id, installationId: push.installationId, token: push.token,
@@ -250,29 +245,14 @@ extension SQLRegistryStore {
                     ))
                 }
             }
-            // What the rows share is bound once (half the binds of one full row per push). `WHERE true` tells
-            // SQLite's parser that ON CONFLICT belongs to the INSERT, not to a join. Only `pending` rows conflict;
-            // the upsert marks (and on PostgreSQL locks) the pending twin and returns its id, so no claim can take
-            // it between this statement and the absorption below.
-            let returned = try await db.raw("""
-                INSERT INTO outbox (push_id, app_id, event_id, installation_id, token, kind, environment, payload, state, attempts,
-                    next_attempt_at, event_created_at, claimed_by, lease_until)
-                SELECT v.column1, \(bind: event.appId), \(bind: event.id), v.column2, v.column3, \(bind: kind.rawValue), v.column4,
-                    v.column5, v.column7, 0, v.column6, \(bind: event.createdAt.milliseconds), v.column8, CAST(v.column9 AS BIGINT)
-                FROM (VALUES \(rows.joined(separator: ", "))) AS v WHERE true
-                ON CONFLICT (app_id, token, payload) WHERE state = 'pending' DO UPDATE SET absorbed = 1
-                RETURNING push_id, token, payload
-                """).all()
-            // A returned id that is not ours is the pending twin that absorbed our push: it now carries this event.
-            let ours = Set(ids.values)
-            let carriers = try returned.map { try $0.decode(column: "push_id", as: String.self) }.filter { !ours.contains($0) }
+            let carriers = try await rows.insert(db, backend, event: event, kind: kind)
             coalesced += carriers.count
             for ids in carriers.sorted().chunked(300) {
                 let values = ids.map { id -> SQLQueryString in "(\(bind: id), \(bind: event.id), \(bind: event.appId))" }
                 try await db.raw("""
                     INSERT INTO outbox_absorbed (push_id, event_id, app_id) VALUES \(values.joined(separator: ", ")) ON CONFLICT DO NOTHING
                     """).run()
-                try await db.raw("UPDATE outbox SET absorbed = 1 WHERE push_id IN (\(binds: Array(ids)))").run()
+                try await db.raw("UPDATE outbox SET absorbed = 1 WHERE \(backend.among("push_id", Array(ids)))").run()
             }
         }
         return (coalesced, handedOff)

@@ -81,7 +81,7 @@ extension SQLRegistryStore {
             }
             for chunk in finishing.map(\.push.id).chunked(1_000) {
                 for row in try await db.raw("""
-                    DELETE FROM outbox WHERE push_id IN (\(binds: Array(chunk))) AND state = 'sending' AND claimed_by = \(bind: owner)
+                    DELETE FROM outbox WHERE \(self.backend.among("push_id", Array(chunk))) AND state = 'sending' AND claimed_by = \(bind: owner)
                     RETURNING push_id
                     """).all() {
                     held.insert(try row.decode(column: "push_id", as: String.self))

@@ -32,6 +32,9 @@ extension SQLRegistryStore: DeliveryLogStore {
         }
     }
 
+    /// About how many lines a prune deletes per transaction.
+    static let pruneTurn = 5_000
+
     /// The lines `delivery_log_token` holds (its `WHERE`, written the same so that both databases use it).
     private static let indexedByToken = "outcome <> 'delivered' OR installation_id IS NULL"
 
@@ -76,22 +79,29 @@ extension SQLRegistryStore: DeliveryLogStore {
             try await db.raw("SELECT app_id FROM apps").all().map { try $0.decode(column: "app_id", as: String.self) }
         }
         var removed = 0
-        // One app per transaction: the storage connection is shared, so a large prune goes in short turns. Each
-        // turn is a few seeks in `delivery_log_app`: the newest line past the count, a count and a delete of what
-        // is older than that or than the retention (lines written meanwhile are newer than both).
+        // Short transactions (the storage connection is shared): each deletes at most `pruneTurn` lines, the oldest
+        // first, found by seeks in `delivery_log_app`; lines written meanwhile are newer than both limits.
         for app in apps {
-            removed += try await transaction { db in
-                var oldest = cutoff.milliseconds
-                if let pastCount = try await db.raw("""
-                    SELECT logged_at FROM delivery_log WHERE app_id = \(bind: app)
-                    ORDER BY logged_at DESC LIMIT 1 OFFSET \(bind: keepPerApp)
-                    """).first()?.decode(column: "logged_at", as: Int64.self) {
-                    oldest = max(oldest, pastCount + 1)
+            let oldest = try await oneStatement { db in
+                try await db.raw("""
+                    SELECT logged_at FROM delivery_log WHERE app_id = \(bind: app) ORDER BY logged_at DESC LIMIT 1 OFFSET \(bind: keepPerApp)
+                    """).first()?.decode(column: "logged_at", as: Int64.self)
+            }.map { max(cutoff.milliseconds, $0 + 1) } ?? cutoff.milliseconds
+            while true {
+                let turn = try await transaction { db in
+                    // The turn takes the lines up to the `pruneTurn`-th old one's time (with the lines logged in the same
+                    // millisecond, so each turn makes progress), or all the old ones when fewer are left.
+                    let end = try await db.raw("""
+                        SELECT logged_at FROM delivery_log WHERE app_id = \(bind: app) AND logged_at < \(bind: oldest)
+                        ORDER BY logged_at LIMIT 1 OFFSET \(bind: Self.pruneTurn)
+                        """).first()?.decode(column: "logged_at", as: Int64.self)
+                    let old: SQLQueryString = end.map { "app_id = \(bind: app) AND logged_at <= \(bind: $0)" } ?? "app_id = \(bind: app) AND logged_at < \(bind: oldest)"
+                    let count = try await db.raw("SELECT COUNT(*) AS n FROM delivery_log WHERE \(old)").first()?.decode(column: "n", as: Int.self) ?? 0
+                    if count > 0 { try await db.raw("DELETE FROM delivery_log WHERE \(old)").run() }
+                    return (count: count, last: end == nil)
                 }
-                let old: SQLQueryString = "app_id = \(bind: app) AND logged_at < \(bind: oldest)"
-                let count = try await db.raw("SELECT COUNT(*) AS n FROM delivery_log WHERE \(old)").first()?.decode(column: "n", as: Int.self) ?? 0
-                if count > 0 { try await db.raw("DELETE FROM delivery_log WHERE \(old)").run() }
-                return count
+                removed += turn.count
+                if turn.last { break }
             }
         }
         return removed

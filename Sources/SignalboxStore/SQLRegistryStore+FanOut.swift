@@ -36,7 +36,7 @@ extension SQLRegistryStore {
             let event = try Self.event(row)
             let cursor = try range?.cursor ?? (row.decodeNil(column: "fan_out_cursor") ? "" : row.decode(column: "fan_out_cursor", as: String.self))
             let (page, exhausted) = try await Self.installationPage(db, backend, event: event, after: cursor, upTo: range?.upperBound, limit: batchSize)
-            let candidates = try await Self.candidates(db, event: event, page: page, now: now)
+            let candidates = try await Self.candidates(db, backend, event: event, page: page, now: now)
             let pushes = FanOutPlanner.plan(event.request.target, candidates: candidates)
             // An event's pushes share one kind, so at most one minimum interval applies.
             var interval = 0
@@ -136,7 +136,7 @@ extension SQLRegistryStore {
 
     /// The page's registrations that the target can match, as planner input.
     private static func candidates(
-        _ db: any SQLDatabase, event: EventRecord, page: [(id: String, environment: Environment)], now: Date
+        _ db: any SQLDatabase, _ backend: SQLBackend, event: EventRecord, page: [(id: String, environment: Environment)], now: Date
     ) async throws -> [FanOutCandidate] {
         guard !page.isEmpty else { return [] }
         let environments = Dictionary(page.map { ($0.id, $0.environment) }, uniquingKeysWith: { first, _ in first })
@@ -145,7 +145,7 @@ extension SQLRegistryStore {
         // The page is a range of ids: bounding the lookup by it keeps it an index range scan on PostgreSQL,
         // which otherwise filtered the app's every registration by the IN list.
         let within = { (column: String) -> SQLQueryString in
-            " AND \(unsafeRaw: column) BETWEEN \(bind: ids[0]) AND \(bind: ids[ids.count - 1]) AND \(unsafeRaw: column) IN (\(binds: ids))"
+            " AND \(unsafeRaw: column) BETWEEN \(bind: ids[0]) AND \(bind: ids[ids.count - 1]) AND \(backend.among(column, ids))"
         }
         switch event.request.target {
         case .controls(let kinds, let filter):
@@ -232,7 +232,7 @@ extension SQLRegistryStore {
             let earliest = try await Self.earliest(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval)
             let due = { (push: PlannedPush) in max(event.createdAt.milliseconds, earliest[push.token] ?? 0) }
             let sendNow = try await Self.sendableNow(
-                db, chunk.filter { due($0) <= now.milliseconds }.prefix(handOff - handedOff.count), appId: event.appId
+                db, backend, chunk.filter { due($0) <= now.milliseconds }.prefix(handOff - handedOff.count), appId: event.appId
             )
             for push in chunk {
                 let id = PushIds.next()
@@ -259,10 +259,12 @@ extension SQLRegistryStore {
     }
 
     /// Of these pushes, the ones no pending push absorbs, by `coalescingKey`.
-    private static func sendableNow(_ db: any SQLDatabase, _ pushes: ArraySlice<PlannedPush>, appId: String) async throws -> Set<String> {
+    private static func sendableNow(
+        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: ArraySlice<PlannedPush>, appId: String
+    ) async throws -> Set<String> {
         guard !pushes.isEmpty else { return [] }
         let twins = try await db.raw("""
-            SELECT token, payload FROM outbox WHERE app_id = \(bind: appId) AND token IN (\(binds: pushes.map(\.token))) AND state = 'pending'
+            SELECT token, payload FROM outbox WHERE app_id = \(bind: appId) AND \(backend.among("token", pushes.map(\.token))) AND state = 'pending'
             """).all().map {
             PlannedPush.coalescingKey(token: try $0.decode(column: "token", as: String.self), payload: try $0.decode(column: "payload", as: String.self))
         }

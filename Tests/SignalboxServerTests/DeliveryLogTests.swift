@@ -163,6 +163,27 @@ import Testing
         }
     }
 
+    /// A prune goes in turns of about `pruneTurn` lines; lines logged in one millisecond (one recording of many
+    /// answers) are more than a turn and still go.
+    @Test(arguments: Backend.available) func pruningGoesInTurnsThroughLinesOfOneMillisecond(_ backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createApp(RegistryStoreConformance.app("a"))
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            func line(_ milliseconds: Int) -> DeliveryLogEntry {
+                DeliveryLogEntry(
+                    appId: "a", token: "aa", pushType: "controls", eventId: "e", outcome: "delivered", answer: DeliveryAnswer(status: 200),
+                    attempt: 1, at: start.addingTimeInterval(Double(milliseconds) / 1000)
+                )
+            }
+            let sameMillisecond = (0..<7_000).map { _ in line(0) }
+            let spread = (1...7_000).map(line)
+            let recent = (0..<10).map { line(3_600_000 + $0) }
+            try await store.logDeliveries(sameMillisecond + spread + recent)
+            #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(1_800), keepPerApp: 100_000) == 14_000)
+            #expect(try await store.deliveryOutcomes(appId: "a", since: start) == ["delivered": 10])
+        }
+    }
+
     /// Lines reach the database as one JSON parameter (`JSONRows`): quotes, backslashes, control characters, non-ASCII
     /// text, missing values and large numbers come back as they went in.
     @Test(arguments: Backend.available) func awkwardTextInTheLogIsData(_ backend: Backend) async throws {

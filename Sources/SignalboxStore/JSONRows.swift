@@ -39,6 +39,12 @@ struct JSONRows {
     /// A JSON string literal: quotes, backslashes and control characters escaped, other UTF-8 bytes as they are.
     private mutating func appendString(_ value: String) {
         json.append(UInt8(ascii: "\""))
+        // Tokens, ids and reasons rarely need escaping: copied whole when nothing does.
+        guard value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            json.append(contentsOf: value.utf8)
+            json.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): json.append(contentsOf: [UInt8(ascii: "\\"), byte])

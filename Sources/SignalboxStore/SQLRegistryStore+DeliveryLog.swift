@@ -126,21 +126,30 @@ extension SQLRegistryStore: DeliveryLogStore {
         try await insertLog(db, backend, entries)
     }
 
-    /// A statement per 5,000 lines, passed as one JSON parameter (`JSONRows`).
+    /// A statement per run of up to 5,000 lines that share their app, push type, event and time (one recording's
+    /// lines of one event): those are bound once, the rest of each line is one JSON row (`JSONRows`).
     private static func insertLog(_ db: any SQLDatabase, _ backend: SQLBackend, _ entries: [DeliveryLogEntry]) async throws {
-        for chunk in entries.chunked(5_000) {
-            var rows = JSONRows([.text, .text, .text, .text, .integer, .text, .integer, .text, .text, .integer, .text])
-            for entry in chunk {
+        var start = entries.startIndex
+        while start < entries.endIndex {
+            let first = entries[start]
+            let shared = (first.appId, first.pushType, first.eventId, first.at.milliseconds)
+            var rows = JSONRows([.text, .integer, .text, .integer, .text, .text, .text])
+            var end = start
+            while end < entries.endIndex, end - start < 5_000 {
+                let entry = entries[end]
+                guard (entry.appId, entry.pushType, entry.eventId, entry.at.milliseconds) == shared else { break }
                 rows.append([
-                    .text(entry.appId), .text(entry.token), .text(entry.pushType), .text(entry.eventId), .integer(Int64(entry.attempt)),
-                    .text(entry.outcome), .integer(entry.answer.status.map(Int64.init)), .text(entry.answer.reason),
-                    .text(entry.answer.apnsId), .integer(entry.at.milliseconds), .text(entry.installationId),
+                    .text(entry.token), .integer(Int64(entry.attempt)), .text(entry.outcome), .integer(entry.answer.status.map(Int64.init)),
+                    .text(entry.answer.reason), .text(entry.answer.apnsId), .text(entry.installationId),
                 ])
+                end += 1
             }
             try await db.raw("""
-                INSERT INTO delivery_log (app_id, token, push_type, event_id, attempt, outcome, status, reason, apns_id, logged_at, installation_id)
-                \(backend.select(rows))
+                INSERT INTO delivery_log (app_id, push_type, event_id, logged_at, token, attempt, outcome, status, reason, apns_id, installation_id)
+                SELECT \(bind: shared.0), \(bind: shared.1), \(bind: shared.2), \(bind: shared.3), c0, c1, c2, c3, c4, c5, c6
+                FROM (\(backend.select(rows))) AS line
                 """).run()
+            start = end
         }
     }
 

@@ -14,14 +14,18 @@ struct FanOutRange: Sendable {
 /// first range no other step holds (`FOR UPDATE SKIP LOCKED`), so several instances plan one event at once. A
 /// range's row lock lasts one step: a crashed instance's range is free again once its transaction is gone.
 extension SQLRegistryStore {
-    /// Cuts the event's app's installation ids at quantiles into ranges, when the app is large enough.
+    /// Cuts the event's app's installation ids at quantiles into ranges, when the event's audience is large enough.
     /// - Returns: whether the event is now planned by ranges.
     static func split(_ db: any SQLDatabase, event: EventRecord, batchSize: Int) async throws -> Bool {
         guard FanOutRanges.splittable(event.request.audience) else { return false }
-        // Counting stops at the threshold, so a small app's event costs a short index scan.
+        // The audience is counted up to the threshold only, so a small event (a small app, or a small channel of a
+        // large one) costs a short index scan and is planned by one cursor.
         let threshold = FanOutRanges.minimumPages * batchSize
-        guard try await count(db, "SELECT count(*) AS n FROM (SELECT 1 FROM installations WHERE app_id = \(bind: event.appId) LIMIT \(bind: threshold)) AS q") >= threshold
-        else { return false }
+        let members: SQLQueryString = switch event.request.audience {
+        case .channels(let channels): "SELECT 1 FROM installation_channels WHERE app_id = \(bind: event.appId) AND channel IN (\(binds: channels))"
+        default: "SELECT 1 FROM installations WHERE app_id = \(bind: event.appId)"
+        }
+        guard try await count(db, "SELECT count(*) AS n FROM (\(members) LIMIT \(bind: threshold)) AS q") >= threshold else { return false }
         let total = try await count(db, "SELECT count(*) AS n FROM installations WHERE app_id = \(bind: event.appId)")
         let ranges = FanOutRanges.count(installations: total, batchSize: batchSize)
         guard ranges > 1 else { return false }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SignalboxAPI
 import SignalboxModel
 import SignalboxStore
 import Testing
@@ -80,6 +81,24 @@ extension OutboxConformanceTests {
             let status = try #require(try await store.eventStatus(appId: "a", id: "e1"))
             #expect(status.matched == 3_000 && status.state == .delivering)
             #expect(try TestDatabases.psql(url, "SELECT count(*) FROM event_ranges") == "0", "a planned event's ranges are gone")
+        }
+    }
+
+    /// A channel of a few installations in a large app: one cursor, no ranges (counting the app would split it).
+    @Test(arguments: Backend.shared) func aSmallChannelOfALargeAppIsNotSplit(_ backend: Backend) async throws {
+        try await withPostgres(stores: 1) { url, stores in
+            try await bulkSeed(url, stores[0], installations: 3_000)
+            try TestDatabases.psql(url, """
+                INSERT INTO installation_channels (app_id, channel, installation_id)
+                    SELECT 'a', 'home:42', 'i' || lpad(n::text, 5, '0') FROM generate_series(1, 5) n
+                """)
+            try await stores[0].createEvent(EventRecord(
+                id: "e2", appId: "a", request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .channels(["home:42"])),
+                createdAt: now
+            ))
+            let step = try await stores[0].fanOutStep(eventId: "e2", batchSize: 100, now: now + 10, handOff: 0)
+            #expect(step.planned == 5 && step.finished)
+            #expect(try TestDatabases.psql(url, "SELECT fan_out_ranges FROM events WHERE event_id = 'e2'") == "0")
         }
     }
 

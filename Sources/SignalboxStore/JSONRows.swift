@@ -8,7 +8,6 @@ struct JSONRows {
 
     let columns: [Column]
     private var json: [UInt8] = [UInt8(ascii: "[")]
-    private(set) var count = 0
 
     init(_ columns: [Column]) { self.columns = columns }
 
@@ -19,7 +18,7 @@ struct JSONRows {
 
     /// Appends one row; its values follow `columns`.
     mutating func append(_ values: [Value]) {
-        if count > 0 { json.append(UInt8(ascii: ",")) }
+        if json.count > 1 { json.append(UInt8(ascii: ",")) }
         json.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { json.append(UInt8(ascii: ",")) }
@@ -30,7 +29,6 @@ struct JSONRows {
             }
         }
         json.append(UInt8(ascii: "]"))
-        count += 1
     }
 
     /// The JSON text of the rows appended so far.

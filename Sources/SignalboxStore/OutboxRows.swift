@@ -10,8 +10,7 @@ struct OutboxRows {
     private var environments: [String] = []
     private var payloads: [String] = []
     private var dues: [Int64] = []
-    private var states: [String] = []
-    /// The claim of a push handed off; "" and 0 for a pending push (PostgreSQL arrays hold no nulls).
+    /// The claim of a push handed off (stored `sending`); "" and 0 for a pending push (PostgreSQL arrays hold no nulls).
     private var owners: [String] = []
     private var leases: [Int64] = []
 
@@ -22,7 +21,6 @@ struct OutboxRows {
         environments.append(push.environment.rawValue)
         payloads.append(push.payload)
         dues.append(due)
-        states.append(claim == nil ? "pending" : "sending")
         owners.append(claim?.owner ?? "")
         leases.append(claim?.leaseUntil ?? 0)
     }
@@ -43,10 +41,11 @@ struct OutboxRows {
             return try await db.raw("""
                 WITH upserted AS (\(unsafeRaw: columns)
                     SELECT v.id, \(shared.app), \(shared.event), v.installation, v.token, \(shared.kind), v.environment, v.payload,
-                        v.state, 0, v.due, \(shared.created), NULLIF(v.owner, ''), NULLIF(v.lease, 0)
+                        CASE v.owner WHEN '' THEN 'pending' ELSE 'sending' END, 0, v.due, \(shared.created), NULLIF(v.owner, ''),
+                        NULLIF(v.lease, 0)
                     FROM unnest(\(bind: ids)::text[], \(bind: installations)::text[], \(bind: tokens)::text[], \(bind: environments)::text[],
-                        \(bind: payloads)::text[], \(bind: dues)::bigint[], \(bind: states)::text[], \(bind: owners)::text[], \(bind: leases)::bigint[])
-                        AS v(id, installation, token, environment, payload, due, state, owner, lease)
+                        \(bind: payloads)::text[], \(bind: dues)::bigint[], \(bind: owners)::text[], \(bind: leases)::bigint[])
+                        AS v(id, installation, token, environment, payload, due, owner, lease)
                     ON CONFLICT (app_id, token, payload) WHERE state = 'pending' DO UPDATE SET absorbed = 1
                     RETURNING push_id, xmax::text <> '0' AS absorbing)
                 SELECT push_id FROM upserted WHERE absorbing

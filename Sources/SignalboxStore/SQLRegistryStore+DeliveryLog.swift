@@ -32,9 +32,6 @@ extension SQLRegistryStore: DeliveryLogStore {
         }
     }
 
-    /// About how many lines a prune deletes per transaction.
-    static let pruneTurn = 5_000
-
     /// The lines `delivery_log_token` holds (its `WHERE`, written the same so that both databases use it).
     private static let indexedByToken = "outcome <> 'delivered' OR installation_id IS NULL"
 
@@ -73,6 +70,9 @@ extension SQLRegistryStore: DeliveryLogStore {
             return counts
         }
     }
+
+    /// About how many lines a prune deletes per transaction.
+    static let pruneTurn = 5_000
 
     public func pruneDeliveryLog(before cutoff: Date, keepPerApp: Int) async throws -> Int {
         let apps = try await oneStatement { db in

@@ -75,7 +75,17 @@ struct WebDriver: Sendable {
         _ = try await command("element/\(try await find("\(selector) option[value='\(value)']"))/click", [:])
     }
 
-    func click(_ selector: String) async throws { _ = try await command("element/\(try await find(selector))/click", [:]) }
+    /// Clicks a link or submit button and waits for the page it opens: the driver may answer before a loaded
+    /// machine starts the navigation, and the next step would read the old page.
+    func click(_ selector: String) async throws {
+        let page = try await find("html")
+        _ = try await command("element/\(try await find(selector))/click", [:])
+        for _ in 0..<200 {
+            if (try? await find("html")) ?? page != page { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw Failure(description: "clicking \(selector) opened no page within 10 s")
+    }
 
     func text(_ selector: String) async throws -> String {
         try await command("element/\(try await find(selector))/text", method: "GET") as? String ?? ""

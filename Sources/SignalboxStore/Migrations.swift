@@ -168,10 +168,22 @@ enum Migrations {
             "CREATE INDEX delivery_log_installation ON delivery_log (app_id, installation_id, logged_at)",
             "CREATE INDEX delivery_log_token ON delivery_log (app_id, token, logged_at) WHERE outcome <> 'delivered' OR installation_id IS NULL",
         ],
+        [
+            // A large event's lines (`by_event`) are indexed by event and installation, where they go in as one
+            // growing run, and left out of the installation index, where each line split a page of its own
+            // installation's entries. Lookups by installation probe the large events listed here: each has at
+            // least a run's worth of lines, so there are few.
+            "ALTER TABLE delivery_log ADD COLUMN by_event INTEGER NOT NULL DEFAULT 0",
+            "DROP INDEX delivery_log_installation",
+            "CREATE INDEX delivery_log_installation ON delivery_log (app_id, installation_id, logged_at) WHERE by_event = 0",
+            "DROP INDEX delivery_log_event",
+            "CREATE INDEX delivery_log_event ON delivery_log (event_id, installation_id)",
+            "CREATE TABLE delivery_log_large_events (app_id TEXT NOT NULL, event_id TEXT NOT NULL, PRIMARY KEY (app_id, event_id))",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.
-    static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log"]
+    static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_log_large_events"]
 
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [

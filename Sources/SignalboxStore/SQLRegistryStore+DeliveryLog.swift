@@ -20,13 +20,14 @@ extension SQLRegistryStore: DeliveryLogStore {
             let registered = ["controls", "widget_tokens", "file_provider_tokens"].map { table -> SQLQueryString in
                 "SELECT installation_id FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND push_token = \(bind: token)"
             }
+            // DISTINCT over UNION ALL: SQLite plans a UNION of these as ordered scans of each table's primary key.
             return try await db.raw("""
+                WITH installs (id) AS (SELECT DISTINCT installation_id FROM (
+                    \(registered.joined(separator: " UNION ALL "))
+                    UNION ALL SELECT installation_id FROM delivery_log WHERE \(byToken) AND installation_id IS NOT NULL) AS ids)
                 SELECT * FROM delivery_log WHERE \(byToken)
                 UNION ALL
-                SELECT * FROM delivery_log WHERE app_id = \(bind: appId) AND installation_id IN (
-                        \(registered.joined(separator: " UNION "))
-                        UNION SELECT installation_id FROM delivery_log WHERE \(byToken) AND installation_id IS NOT NULL)
-                    AND token = \(bind: token) AND outcome = 'delivered'
+                \(Self.installationLines(appId: appId, where: "token = \(bind: token) AND outcome = 'delivered'"))
                 ORDER BY logged_at DESC, attempt DESC LIMIT \(bind: limit)
                 """).all().map(Self.logEntry)
         }
@@ -38,10 +39,25 @@ extension SQLRegistryStore: DeliveryLogStore {
     public func deliveryLog(appId: String, installationId: String, limit: Int) async throws -> [DeliveryLogEntry] {
         try await oneStatement { db in
             try await db.raw("""
-                SELECT * FROM delivery_log WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
+                WITH installs (id) AS (SELECT \(bind: installationId))
+                \(Self.installationLines(appId: appId))
                 ORDER BY logged_at DESC, attempt DESC LIMIT \(bind: limit)
                 """).all().map(Self.logEntry)
         }
+    }
+
+    /// The lines of the installations in `installs (id)` (a `WITH` query) that match `condition`: from the
+    /// installation index, and lines of large events (`by_event`) from the event index, for each large event of
+    /// the app. `CROSS JOIN` keeps SQLite's join order: the few ids first, then one index seek for each.
+    private static func installationLines(appId: String, where condition: SQLQueryString = "1 = 1") -> SQLQueryString {
+        """
+        SELECT line.* FROM installs CROSS JOIN delivery_log AS line
+            WHERE line.app_id = \(bind: appId) AND line.installation_id = installs.id AND line.by_event = 0 AND \(condition)
+        UNION ALL
+        SELECT line.* FROM delivery_log_large_events AS large CROSS JOIN installs CROSS JOIN delivery_log AS line
+            WHERE large.app_id = \(bind: appId) AND line.event_id = large.event_id AND line.installation_id = installs.id
+                AND line.app_id = large.app_id AND line.by_event = 1 AND \(condition)
+        """
     }
 
     public func deliveryLog(appId: String, eventId: String, limit: Int) async throws -> [DeliveryLogEntry] {
@@ -103,6 +119,13 @@ extension SQLRegistryStore: DeliveryLogStore {
                 removed += turn.count
                 if turn.last { break }
             }
+            // A large event stays listed while it has lines (the lookups by installation probe each one listed).
+            try await oneStatement { db in
+                try await db.raw("""
+                    DELETE FROM delivery_log_large_events WHERE app_id = \(bind: app) AND NOT EXISTS (
+                        SELECT 1 FROM delivery_log WHERE delivery_log.event_id = delivery_log_large_events.event_id)
+                    """).run()
+            }
         }
         return removed
     }
@@ -126,30 +149,31 @@ extension SQLRegistryStore: DeliveryLogStore {
         try await insertLog(db, backend, entries)
     }
 
-    /// A statement per run of up to 5,000 lines that share their app, push type, event and time (one recording's
-    /// lines of one event): those are bound once, the rest of each line is one JSON row (`JSONRows`).
+    /// Lines that share everything but their token, apns-id and installation (in practice: one recording's
+    /// delivered pushes of one event) go in as runs of up to 5,000: the shared values are bound once, the rest is
+    /// one JSON row per line (`JSONRows`).
     private static func insertLog(_ db: any SQLDatabase, _ backend: SQLBackend, _ entries: [DeliveryLogEntry]) async throws {
-        var start = entries.startIndex
-        while start < entries.endIndex {
-            let first = entries[start]
-            let shared = (first.appId, first.pushType, first.eventId, first.at.milliseconds)
-            var rows = JSONRows([.text, .integer, .text, .integer, .text, .text, .text])
-            var end = start
-            while end < entries.endIndex, end - start < 5_000 {
-                let entry = entries[end]
-                guard (entry.appId, entry.pushType, entry.eventId, entry.at.milliseconds) == shared else { break }
-                rows.append([
-                    .text(entry.token), .integer(Int64(entry.attempt)), .text(entry.outcome), .integer(entry.answer.status.map(Int64.init)),
-                    .text(entry.answer.reason), .text(entry.answer.apnsId), .text(entry.installationId),
-                ])
-                end += 1
+        for run in LogRun.runs(of: entries) {
+            for start in stride(from: 0, to: run.lines.count, by: 5_000) {
+                var rows = JSONRows([.text, .text, .text])
+                for entry in run.lines[start..<min(start + 5_000, run.lines.count)] {
+                    rows.append([.text(entry.token), .text(entry.answer.apnsId), .text(entry.installationId)])
+                }
+                try await db.raw("""
+                    INSERT INTO delivery_log (app_id, push_type, event_id, logged_at, outcome, status, reason, attempt, by_event,
+                        token, apns_id, installation_id)
+                    SELECT \(bind: run.key.appId), \(bind: run.key.pushType), \(bind: run.key.eventId), \(bind: run.key.at),
+                        \(bind: run.key.outcome), \(bind: run.key.status), \(bind: run.key.reason), \(bind: run.key.attempt),
+                        \(bind: run.byEvent ? 1 : 0), c0, c1, c2
+                    FROM (\(backend.select(rows))) AS line
+                    """).run()
             }
-            try await db.raw("""
-                INSERT INTO delivery_log (app_id, push_type, event_id, logged_at, token, attempt, outcome, status, reason, apns_id, installation_id)
-                SELECT \(bind: shared.0), \(bind: shared.1), \(bind: shared.2), \(bind: shared.3), c0, c1, c2, c3, c4, c5, c6
-                FROM (\(backend.select(rows))) AS line
-                """).run()
-            start = end
+            if run.byEvent, let event = run.key.eventId {
+                try await db.raw("""
+                    INSERT INTO delivery_log_large_events (app_id, event_id) VALUES (\(bind: run.key.appId), \(bind: event))
+                    ON CONFLICT DO NOTHING
+                    """).run()
+            }
         }
     }
 

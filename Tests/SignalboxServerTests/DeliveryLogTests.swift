@@ -2,7 +2,7 @@ import APNsSimulator
 import Foundation
 import Logging
 import SignalboxModel
-import SignalboxStore
+@testable import SignalboxStore
 import Testing
 
 /// The delivery log and its endpoints: `GET …/tokens/{token}` and `GET …/events`, through the real server.
@@ -181,6 +181,36 @@ import Testing
             try await store.logDeliveries(sameMillisecond + spread + recent)
             #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(1_800), keepPerApp: 100_000) == 14_000)
             #expect(try await store.deliveryOutcomes(appId: "a", since: start) == ["delivered": 10])
+        }
+    }
+
+    /// A large event's lines are indexed by event (`LogRun.byEvent`), a small one's by installation; lookups by
+    /// installation and by token find both, once each, newest first, and a prune leaves no large event listed.
+    @Test(arguments: Backend.available) func linesOfLargeAndSmallEventsAreFoundByInstallationAndToken(_ backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createApp(RegistryStoreConformance.app("a"))
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            func line(_ index: Int, event: String, outcome: String = "delivered", attempt: Int = 1, minute: Int) -> DeliveryLogEntry {
+                DeliveryLogEntry(
+                    appId: "a", token: String(format: "b%03d", index), pushType: "controls", eventId: event, installationId: String(format: "i%03d", index),
+                    outcome: outcome, answer: DeliveryAnswer(status: outcome == "delivered" ? 200 : 500), attempt: attempt,
+                    at: start.addingTimeInterval(Double(minute) * 60)
+                )
+            }
+            let large = (0..<LogRun.largeEventLines + 50).map { line($0, event: "large", minute: 2) }
+            try await store.logDeliveries([line(7, event: "small", outcome: "retry", minute: 0), line(7, event: "small", attempt: 2, minute: 1)])
+            try await store.logDeliveries(large)
+
+            let byInstallation = try await store.deliveryLog(appId: "a", installationId: "i007", limit: 10)
+            #expect(byInstallation.map { [$0.eventId, $0.outcome] } == [["large", "delivered"], ["small", "delivered"], ["small", "retry"]])
+            let byToken = try await store.deliveryLog(appId: "a", token: "b007", limit: 10)
+            #expect(byToken == byInstallation)
+            #expect(try await store.deliveryLog(appId: "a", installationId: "i249", limit: 10).map(\.token) == ["b249"])
+            #expect(try await store.deliveryLog(appId: "a", eventId: "large", limit: 1_000).count == large.count)
+            #expect(try await store.deliveryOutcomes(appId: "a", eventId: "large") == ["delivered": large.count])
+
+            #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(150), keepPerApp: 100) == large.count + 2)
+            #expect(try await store.deliveryLog(appId: "a", installationId: "i007", limit: 10).isEmpty)
         }
     }
 

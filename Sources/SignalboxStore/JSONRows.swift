@@ -68,4 +68,15 @@ extension SQLBackend {
         case .postgres: return "SELECT \(unsafeRaw: columns) FROM jsonb_array_elements(\(bind: rows.text)::jsonb) AS r(value)"
         }
     }
+
+    /// The elements of a JSON array column as a `FROM` item named `line`, each element its `value`.
+    func elements(of column: String) -> SQLQueryString {
+        switch self {
+        case .sqlite: return "json_each(\(unsafeRaw: column)) AS line"
+        case .postgres: return "jsonb_array_elements(\(unsafeRaw: column)::jsonb) AS line(value)"
+        }
+    }
+
+    /// Makes a text comparison bytewise (UTF-8 order): SQLite's `BINARY` already is; PostgreSQL's may follow a locale.
+    var bytewise: SQLQueryString { self == .postgres ? " COLLATE \"C\"" : "" }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import SignalboxModel
 
-/// Delivery-log lines grouped by what they share, so that each group's shared values are bound once.
+/// Delivery-log lines grouped by what they share, so that a group's shared values are written once.
 struct LogRun {
     struct Key: Hashable {
         var appId: String
@@ -14,14 +14,16 @@ struct LogRun {
         var attempt: Int
     }
 
-    /// Runs of at least this many lines of one event are indexed by event (`by_event`, `Migrations`).
-    static let largeEventLines = 200
+    /// A run of at least this many delivered lines of one event is kept as one row (`delivery_runs`): a lookup
+    /// by installation scans an app's runs, at most `deliveryLog.maxLines` / this many.
+    static let packedLines = 100
 
     let key: Key
     var lines: [DeliveryLogEntry]
 
-    /// Whether the run's lines are found through their event rather than the installation index.
-    var byEvent: Bool { key.eventId != nil && lines.count >= Self.largeEventLines }
+    /// Whether the run is kept as one row. Other outcomes stay lines of their own, where the token's index finds
+    /// them (a pruned token's last answer); so do lines without an installation, which no lookup would reach in a run.
+    var packed: Bool { key.outcome == "delivered" && key.eventId != nil && lines.count >= Self.packedLines }
 
     /// The entries grouped by `Key`, in the order each group first appears.
     static func runs(of entries: [DeliveryLogEntry]) -> [LogRun] {
@@ -40,5 +42,17 @@ struct LogRun {
             }
         }
         return runs
+    }
+
+    /// The first and last installation id of `lines` in bytewise (UTF-8) order, the order SQLite's and PostgreSQL's
+    /// `COLLATE "C"` comparisons use.
+    static func installationRange(_ lines: ArraySlice<DeliveryLogEntry>) -> (first: String, last: String)? {
+        var range: (first: String, last: String)?
+        for id in lines.lazy.compactMap(\.installationId) {
+            guard let (first, last) = range else { range = (id, id); continue }
+            if id.utf8.lexicographicallyPrecedes(first.utf8) { range?.first = id }
+            if last.utf8.lexicographicallyPrecedes(id.utf8) { range?.last = id }
+        }
+        return range
     }
 }

@@ -169,21 +169,23 @@ enum Migrations {
             "CREATE INDEX delivery_log_token ON delivery_log (app_id, token, logged_at) WHERE outcome <> 'delivered' OR installation_id IS NULL",
         ],
         [
-            // A large event's lines (`by_event`) are indexed by event and installation, where they go in as one
-            // growing run, and left out of the installation index, where each line split a page of its own
-            // installation's entries. Lookups by installation probe the large events listed here: each has at
-            // least a run's worth of lines, so there are few.
-            "ALTER TABLE delivery_log ADD COLUMN by_event INTEGER NOT NULL DEFAULT 0",
-            "DROP INDEX delivery_log_installation",
-            "CREATE INDEX delivery_log_installation ON delivery_log (app_id, installation_id, logged_at) WHERE by_event = 0",
-            "DROP INDEX delivery_log_event",
-            "CREATE INDEX delivery_log_event ON delivery_log (event_id, installation_id)",
-            "CREATE TABLE delivery_log_large_events (app_id TEXT NOT NULL, event_id TEXT NOT NULL, PRIMARY KEY (app_id, event_id))",
+            // A recording's run of many answers of one event that share all but their token, apns-id and installation
+            // (`LogRun.packed`) is one row, its lines a JSON array: a row and its index entries per line were most of
+            // the log's cost. A lookup by installation scans the app's runs (few: each holds many lines) for those
+            // whose range of installation ids holds it, compared bytewise.
+            """
+            CREATE TABLE delivery_runs (
+                app_id TEXT NOT NULL, push_type TEXT NOT NULL, event_id TEXT NOT NULL, logged_at BIGINT NOT NULL,
+                outcome TEXT NOT NULL, status INTEGER, reason TEXT, attempt INTEGER NOT NULL,
+                first_installation TEXT NOT NULL, last_installation TEXT NOT NULL, line_count INTEGER NOT NULL, lines TEXT NOT NULL)
+            """,
+            "CREATE INDEX delivery_runs_app ON delivery_runs (app_id, logged_at)",
+            "CREATE INDEX delivery_runs_event ON delivery_runs (event_id, logged_at)",
         ],
     ]
 
     /// Tables that hang off an app besides installations.
-    static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_log_large_events"]
+    static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs"]
 
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [

@@ -184,34 +184,65 @@ import Testing
         }
     }
 
-    /// A large event's lines are indexed by event (`LogRun.byEvent`), a small one's by installation; lookups by
-    /// installation and by token find both, once each, newest first, and a prune leaves no large event listed.
-    @Test(arguments: Backend.available) func linesOfLargeAndSmallEventsAreFoundByInstallationAndToken(_ backend: Backend) async throws {
+    /// A large event's delivered lines are kept as runs (`LogRun.packed`), a small one's as rows; reads by
+    /// installation, token and event find both, once each, newest first; the prune counts both.
+    @Test(arguments: Backend.available) func linesInRunsAndRowsAreFoundByInstallationTokenAndEvent(_ backend: Backend) async throws {
         try await backend.withStore { store in
             try await store.createApp(RegistryStoreConformance.app("a"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             func line(_ index: Int, event: String, outcome: String = "delivered", attempt: Int = 1, minute: Int) -> DeliveryLogEntry {
                 DeliveryLogEntry(
                     appId: "a", token: String(format: "b%03d", index), pushType: "controls", eventId: event, installationId: String(format: "i%03d", index),
-                    outcome: outcome, answer: DeliveryAnswer(status: outcome == "delivered" ? 200 : 500), attempt: attempt,
-                    at: start.addingTimeInterval(Double(minute) * 60)
+                    outcome: outcome, answer: DeliveryAnswer(status: outcome == "delivered" ? 200 : 500, apnsId: "apns-\(index)-\(minute)"),
+                    attempt: attempt, at: start.addingTimeInterval(Double(minute) * 60)
                 )
             }
-            let large = (0..<LogRun.largeEventLines + 50).map { line($0, event: "large", minute: 2) }
+            // Two recordings of the large event, in an order that is not the installations' (answers arrive so).
+            let large = (0..<LogRun.packedLines + 50).map { line($0, event: "large", minute: 2) }
+            let later = (0..<LogRun.packedLines).reversed().map { line($0, event: "large", minute: 3) }
             try await store.logDeliveries([line(7, event: "small", outcome: "retry", minute: 0), line(7, event: "small", attempt: 2, minute: 1)])
             try await store.logDeliveries(large)
+            try await store.logDeliveries(later)
 
             let byInstallation = try await store.deliveryLog(appId: "a", installationId: "i007", limit: 10)
-            #expect(byInstallation.map { [$0.eventId, $0.outcome] } == [["large", "delivered"], ["small", "delivered"], ["small", "retry"]])
-            let byToken = try await store.deliveryLog(appId: "a", token: "b007", limit: 10)
-            #expect(byToken == byInstallation)
-            #expect(try await store.deliveryLog(appId: "a", installationId: "i249", limit: 10).map(\.token) == ["b249"])
-            #expect(try await store.deliveryLog(appId: "a", eventId: "large", limit: 1_000).count == large.count)
-            #expect(try await store.deliveryOutcomes(appId: "a", eventId: "large") == ["delivered": large.count])
+            #expect(byInstallation.map { [$0.eventId, $0.outcome, $0.answer.apnsId] } == [
+                ["large", "delivered", "apns-7-3"], ["large", "delivered", "apns-7-2"], ["small", "delivered", "apns-7-1"], ["small", "retry", "apns-7-0"],
+            ])
+            #expect(byInstallation.first == later.first { $0.token == "b007" })
+            #expect(try await store.deliveryLog(appId: "a", token: "b007", limit: 10) == byInstallation)
+            #expect(try await store.deliveryLog(appId: "a", installationId: "i149", limit: 10).map(\.token) == ["b149"])
+            #expect(try await store.deliveryLog(appId: "a", installationId: "i150", limit: 10).isEmpty)
+            let event = try await store.deliveryLog(appId: "a", eventId: "large", limit: 1_000)
+            #expect(event.count == large.count + later.count && Set(event) == Set(large + later))
+            #expect(try await store.deliveryLog(appId: "a", eventId: "large", limit: 3).map(\.at) == Array(repeating: start.addingTimeInterval(180), count: 3))
+            #expect(try await store.deliveryOutcomes(appId: "a", eventId: "large") == ["delivered": large.count + later.count])
+            #expect(try await store.deliveryOutcomes(appId: "a", since: start.addingTimeInterval(60)) == ["delivered": large.count + later.count + 1])
 
-            #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(150), keepPerApp: 100) == large.count + 2)
-            #expect(try await store.deliveryLog(appId: "a", installationId: "i007", limit: 10).isEmpty)
+            // Keeping 101 lines keeps the later run (100) and the newest line logged before it, which is in the large
+            // run: that run's time goes whole, and the small event's lines are older.
+            #expect(try await store.pruneDeliveryLog(before: start, keepPerApp: LogRun.packedLines + 1) == large.count + 2)
+            #expect(try await store.deliveryLog(appId: "a", installationId: "i007", limit: 10) == [byInstallation[0]])
+            #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(240), keepPerApp: 1_000) == later.count)
+            #expect(try await store.deliveryOutcomes(appId: "a", since: start).isEmpty)
         }
+    }
+
+    /// A run's range of installation ids is bytewise, in a PostgreSQL database whose collation is not: "a" sorts
+    /// before "B" in en-US and after it in bytes.
+    @Test(arguments: Backend.shared) func aRunIsFoundUnderALocaleCollation(_ backend: Backend) async throws {
+        let store = try await PostgresRegistryStore.open(url: try TestDatabases.fresh(icuLocale: "en-US"), logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 2)
+        do {
+            try await store.createApp(RegistryStoreConformance.app("a"))
+            let ids = ["a", "B", "c"] + (0..<LogRun.packedLines).map { "x\($0)" }
+            try await store.logDeliveries(ids.map {
+                DeliveryLogEntry(appId: "a", token: "aa", pushType: "controls", eventId: "e", installationId: $0, outcome: "delivered", answer: DeliveryAnswer(status: 200), attempt: 1, at: Date())
+            })
+            for id in ["a", "B", "c"] { #expect(try await store.deliveryLog(appId: "a", installationId: id, limit: 5).count == 1, "\(id)") }
+        } catch {
+            try await store.close()
+            throw error
+        }
+        try await store.close()
     }
 
     /// Lines reach the database as one JSON parameter (`JSONRows`): quotes, backslashes, control characters, non-ASCII

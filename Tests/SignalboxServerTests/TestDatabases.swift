@@ -67,14 +67,16 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 enum TestDatabases {
     /// Creates an empty database on the test server. - Returns: its URL.
-    static func fresh() throws -> String {
+    /// - Parameter icuLocale: the database's collation (ICU) instead of the cluster's bytewise `C.UTF-8`.
+    static func fresh(icuLocale: String? = nil) throws -> String {
         guard let base = ProcessInfo.processInfo.environment["SIGNALBOX_TEST_POSTGRES_URL"],
               var parts = URLComponents(string: base)
         else {
             throw TestDatabaseError(message: "SIGNALBOX_TEST_POSTGRES_URL is not set: run the tests with scripts/test, which starts PostgreSQL")
         }
         let name = "sb_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try psql(base, "CREATE DATABASE \(name)")
+        let collation = icuLocale.map { " TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '\($0)'" } ?? ""
+        try psql(base, "CREATE DATABASE \(name)\(collation)")
         parts.path = "/" + name
         return parts.string!
     }

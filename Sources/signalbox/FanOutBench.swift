@@ -121,6 +121,16 @@ struct FanOutBench: AsyncParsableCommand {
         let seconds = (ContinuousClock.now - posted).seconds
         let cpuSeconds = cpu() - cpuBefore
         let delivered = status["delivered"] as? Int ?? 0
+        let peakRSS = servers.map { ProcFS.memoryKilobytes(pid: $0.processIdentifier, field: "VmHWM:") }.max() ?? 0
+        // The token inspector once the log holds the events' lines: each lookup reads the app's log runs.
+        var lookups: [Double] = []
+        var linesFound = 0
+        for index in stride(from: 0, to: count, by: max(1, count / 21)) {
+            let started = ContinuousClock.now
+            let answer = try await api.call("GET", "/v1/apps/\(appId)/tokens/\(Self.token(index))", key: serverKey)
+            lookups.append((ContinuousClock.now - started).seconds * 1000)
+            linesFound += (answer["deliveries"] as? [Any])?.count ?? 0
+        }
         try BenchReport(figures: [
             ("fan_out.tokens", Double(count), "tokens"),
             ("fan_out.instances", Double(instances), database == nil ? "SQLite" : "PostgreSQL"),
@@ -132,7 +142,9 @@ struct FanOutBench: AsyncParsableCommand {
             ("fan_out.pushes_per_second", Double(delivered) / seconds, "pushes/s"),
             ("fan_out.event_to_first_push_ms", firstPush.seconds * 1000, "ms"),
             ("fan_out.server_cpu_us_per_push", cpuSeconds * 1e6 / Double(max(delivered, 1)), "µs"),
-            ("fan_out.server_peak_rss_mb", Double(servers.map { ProcFS.memoryKilobytes(pid: $0.processIdentifier, field: "VmHWM:") }.max() ?? 0) / 1024, "MB"),
+            ("fan_out.server_peak_rss_mb", Double(peakRSS) / 1024, "MB"),
+            ("fan_out.token_lookup_median_ms", lookups.sorted()[lookups.count / 2], "ms"),
+            ("fan_out.token_lookup_lines", Double(linesFound) / Double(lookups.count), "lines per token"),
         ]).write(jsonPath: json)
     }
 

@@ -18,21 +18,28 @@ struct JSONRows {
 
     /// Appends one row; its values follow `columns`.
     mutating func append(_ values: [Value]) {
-        if json.count > 1 { json.append(UInt8(ascii: ",")) }
+        startRow()
+        values.forEach { add($0) }
+    }
+
+    /// Starts a row whose values follow with `add`, in column order (no array per row, for the hot path).
+    mutating func startRow() {
+        if json.count > 1 { json.append(UInt8(ascii: "]")); json.append(UInt8(ascii: ",")) }
         json.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { json.append(UInt8(ascii: ",")) }
-            switch value {
-            case .text(let text?): appendString(text)
-            case .integer(let number?): json.append(contentsOf: String(number).utf8)
-            case .text(nil), .integer(nil): json.append(contentsOf: "null".utf8)
-            }
+    }
+
+    /// Adds the next value of the row `startRow` started.
+    mutating func add(_ value: Value) {
+        if json.last != UInt8(ascii: "[") { json.append(UInt8(ascii: ",")) }
+        switch value {
+        case .text(let text?): appendString(text)
+        case .integer(let number?): json.append(contentsOf: String(number).utf8)
+        case .text(nil), .integer(nil): json.append(contentsOf: "null".utf8)
         }
-        json.append(UInt8(ascii: "]"))
     }
 
     /// The JSON text of the rows appended so far.
-    var text: String { String(decoding: json + [UInt8(ascii: "]")], as: UTF8.self) }
+    var text: String { String(decoding: json + (json.count > 1 ? "]]" : "]").utf8, as: UTF8.self) }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped, other UTF-8 bytes as they are.
     private mutating func appendString(_ value: String) {

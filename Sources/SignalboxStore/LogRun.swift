@@ -30,6 +30,11 @@ struct LogRun {
         var runs: [LogRun] = []
         var positions: [Key: Int] = [:]
         for entry in entries {
+            // Most lines share the previous line's run: compared, not hashed.
+            if let last = runs.indices.last, runs[last].holds(entry) {
+                runs[last].lines.append(entry)
+                continue
+            }
             let key = Key(
                 appId: entry.appId, pushType: entry.pushType, eventId: entry.eventId, at: entry.at.milliseconds,
                 outcome: entry.outcome, status: entry.answer.status, reason: entry.answer.reason, attempt: entry.attempt
@@ -42,6 +47,12 @@ struct LogRun {
             }
         }
         return runs
+    }
+
+    /// Whether `entry` belongs to this run.
+    private func holds(_ entry: DeliveryLogEntry) -> Bool {
+        entry.eventId == key.eventId && entry.at.milliseconds == key.at && entry.outcome == key.outcome && entry.attempt == key.attempt
+            && entry.answer.status == key.status && entry.answer.reason == key.reason && entry.appId == key.appId && entry.pushType == key.pushType
     }
 
     /// The first and last installation id of `lines` in bytewise (UTF-8) order, the order SQLite's and PostgreSQL's

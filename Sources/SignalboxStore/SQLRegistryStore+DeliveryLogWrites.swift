@@ -11,33 +11,25 @@ extension SQLRegistryStore {
         try await transaction { db in try await Self.insertLog(db, backend, entries) }
     }
 
-    /// Logs the attempts `complete` records, with the outcome it decided (`credits`: final ones by push id).
-    static func logCompletions(_ db: any SQLDatabase, _ backend: SQLBackend, _ completions: [PushCompletion], credits: [String: String], now: Date) async throws {
-        let entries = completions.map { completion in
-            let push = completion.push
-            let outcome: String
-            switch completion.result {
-            case .retry: outcome = "retry"
-            case .postpone: outcome = "postponed"
-            default: outcome = credits[push.id] ?? "failed"
-            }
-            return DeliveryLogEntry(
-                appId: push.appId, token: push.token, pushType: push.kind.pushType.rawValue, eventId: push.eventId,
-                installationId: push.installationId, outcome: outcome,
-                answer: completion.answer, attempt: push.attempts + 1, at: now
-            )
-        }
-        try await insertLog(db, backend, entries)
+    /// The line of an attempt `complete` recorded, with the outcome it decided.
+    static func logLine(_ completion: PushCompletion, outcome: String, now: Date) -> DeliveryLogEntry {
+        let push = completion.push
+        return DeliveryLogEntry(
+            appId: push.appId, token: push.token, pushType: push.kind.pushType.rawValue, eventId: push.eventId,
+            installationId: push.installationId, outcome: outcome, answer: completion.answer, attempt: push.attempts + 1, at: now
+        )
     }
 
     /// Each run (`LogRun`) in pieces of up to 5,000 lines: a packed one as a row of `delivery_runs`, the others as
-    /// rows of `delivery_log` from one JSON parameter (`JSONRows`). The values a run shares are bound once.
-    private static func insertLog(_ db: any SQLDatabase, _ backend: SQLBackend, _ entries: [DeliveryLogEntry]) async throws {
+    /// rows of `delivery_log` from one JSON parameter (`JSONRows`). The values a run shares are bound once. `complete`
+    /// calls this in its transaction.
+    static func insertLog(_ db: any SQLDatabase, _ backend: SQLBackend, _ entries: [DeliveryLogEntry]) async throws {
         for run in LogRun.runs(of: entries) {
             let key = run.key
-            let alone = run.packed ? run.lines.filter { $0.installationId == nil } : run.lines
+            let whole = run.lines.allSatisfy { $0.installationId != nil }
+            let alone = !run.packed ? run.lines : whole ? [] : run.lines.filter { $0.installationId == nil }
             if run.packed, let event = key.eventId {
-                let packed = run.lines.filter { $0.installationId != nil }
+                let packed = whole ? run.lines : run.lines.filter { $0.installationId != nil }
                 for start in stride(from: 0, to: packed.count, by: 5_000) {
                     let piece = packed[start..<min(start + 5_000, packed.count)]
                     guard let range = LogRun.installationRange(piece) else { continue }
@@ -63,7 +55,12 @@ extension SQLRegistryStore {
     /// What sets a run's lines apart: token, apns-id, installation (a run's `lines`, read as `value ->> 0, 1, 2`).
     private static func lines(_ entries: ArraySlice<DeliveryLogEntry>) -> JSONRows {
         var rows = JSONRows([.text, .text, .text])
-        for entry in entries { rows.append([.text(entry.token), .text(entry.answer.apnsId), .text(entry.installationId)]) }
+        for entry in entries {
+            rows.startRow()
+            rows.add(.text(entry.token))
+            rows.add(.text(entry.answer.apnsId))
+            rows.add(.text(entry.installationId))
+        }
         return rows
     }
 

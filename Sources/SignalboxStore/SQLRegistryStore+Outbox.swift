@@ -70,12 +70,17 @@ extension SQLRegistryStore {
             // claim); one whose lease ended and that another instance took over is that instance's to record.
             var held: Set<String> = []
             var finishing: [PushCompletion] = []  // those that leave the outbox now, by push id
+            var lines: [DeliveryLogEntry] = []  // the delivery log's, of the attempts recorded here
             for completion in completions.sorted(by: { $0.push.id < $1.push.id }) {
                 switch completion.result {
                 case .retry(let at):
-                    if try await Self.returnToPending(db, completion.push, at: at, usedAttempt: true, heldBy: owner) { held.insert(completion.push.id) }
+                    guard try await Self.returnToPending(db, completion.push, at: at, usedAttempt: true, heldBy: owner) else { continue }
+                    held.insert(completion.push.id)
+                    if self.writesDeliveryLog { lines.append(Self.logLine(completion, outcome: "retry", now: now)) }
                 case .postpone(let at):
-                    if try await Self.returnToPending(db, completion.push, at: at, usedAttempt: false, heldBy: owner) { held.insert(completion.push.id) }
+                    guard try await Self.returnToPending(db, completion.push, at: at, usedAttempt: false, heldBy: owner) else { continue }
+                    held.insert(completion.push.id)
+                    if self.writesDeliveryLog { lines.append(Self.logLine(completion, outcome: "postponed", now: now)) }
                 default: finishing.append(completion)
                 }
             }
@@ -91,26 +96,26 @@ extension SQLRegistryStore {
             var credits: [(push: OutboxPush, column: String)] = []
             for completion in finishing where held.contains(completion.push.id) {
                 let push = completion.push
+                let outcome: String
                 switch completion.result {
-                case .delivered: credits.append((push, "delivered"))
-                case .failed: credits.append((push, "failed"))
-                case .retry, .postpone: break  // returned to pending above
+                case .delivered: outcome = "delivered"
+                case .failed: outcome = "failed"
+                case .retry, .postpone: continue  // returned to pending above
                 case .prune(let since, _):
                     let removed = try await Self.pruneIfRegisteredBefore(db, appId: push.appId, token: push.token, since: since)
                     summary.tokensPruned += removed ? 1 : 0
-                    credits.append((push, removed ? "pruned" : "failed"))
+                    outcome = removed ? "pruned" : "failed"
                 case .suspect:
                     let removed = try await Self.strike(db, appId: push.appId, token: push.token)
                     summary.tokensPruned += removed ? 1 : 0
-                    credits.append((push, removed ? "pruned" : "failed"))
+                    outcome = removed ? "pruned" : "failed"
                 }
+                credits.append((push, outcome))
+                if self.writesDeliveryLog { lines.append(Self.logLine(completion, outcome: outcome, now: now)) }
             }
             try await Self.credit(db, credits)
             try await Self.recordSent(db, credits.filter { $0.column == "delivered" }.map(\.push), now: now)
-            if self.writesDeliveryLog {
-                let outcomes = Dictionary(credits.map { ($0.push.id, $0.column) }) { $1 }
-                try await Self.logCompletions(db, self.backend, completions.filter { held.contains($0.push.id) }, credits: outcomes, now: now)
-            }
+            if !lines.isEmpty { try await Self.insertLog(db, self.backend, lines) }
             return summary
         }
     }

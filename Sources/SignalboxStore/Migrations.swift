@@ -181,6 +181,10 @@ enum Migrations {
             """,
             "CREATE INDEX delivery_runs_app ON delivery_runs (app_id, logged_at)",
             "CREATE INDEX delivery_runs_event ON delivery_runs (event_id, logged_at)",
+            // A user's installations in id order (the inspector's user search) from the index alone; by
+            // `(app_id, user_id)` SQLite scanned the app's installations in key order to skip the sort.
+            "DROP INDEX installations_user",
+            "CREATE INDEX installations_user ON installations (app_id, user_id, installation_id)",
         ],
     ]
 

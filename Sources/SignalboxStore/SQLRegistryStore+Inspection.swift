@@ -22,10 +22,12 @@ extension SQLRegistryStore {
                     tokenSeenAt: Date(milliseconds: try row.decode(column: "token_seen_at", as: Int64.self))
                 ))
             }
-            for row in try await db.raw("""
-                SELECT t.installation_id, i.user_id, t.token_seen_at, t.kind, t.configuration FROM controls t \(owner) WHERE \(holders)
-                ORDER BY t.installation_id, t.position
-                """).all() {
+            // Sorted here: an `ORDER BY` that the primary key serves makes SQLite scan the app's controls in that order
+            // instead of seeking the token in `controls_token`.
+            let controls = try await db.raw("""
+                SELECT t.installation_id, t.position, i.user_id, t.token_seen_at, t.kind, t.configuration FROM controls t \(owner) WHERE \(holders)
+                """).all().map { row in (try row.decode(column: "installation_id", as: String.self), try row.decode(column: "position", as: Int.self), row) }
+            for (_, _, row) in controls.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }) {
                 found.append(TokenRegistration(
                     installationId: try row.decode(column: "installation_id", as: String.self),
                     userId: try row.decode(column: "user_id", as: String?.self), kind: .controls,

@@ -17,9 +17,11 @@ extension SQLRegistryStore: DeliveryLogStore {
             }
             // DISTINCT over UNION ALL: SQLite plans a UNION of these as ordered scans of each table's primary key.
             return try await db.raw("""
-                WITH installs (id) AS (SELECT DISTINCT installation_id FROM (
-                    \(registered.joined(separator: " UNION ALL "))
-                    UNION ALL SELECT installation_id FROM delivery_log WHERE \(byToken) AND installation_id IS NOT NULL) AS ids)
+                \(Self.with(backend, appId: appId, installations: """
+                    SELECT DISTINCT installation_id FROM (
+                        \(registered.joined(separator: " UNION ALL "))
+                        UNION ALL SELECT installation_id FROM delivery_log WHERE \(byToken) AND installation_id IS NOT NULL) AS ids
+                    """))
                 SELECT \(unsafeRaw: Self.lineColumns) FROM delivery_log WHERE \(byToken)
                 UNION ALL
                 \(Self.installationLines(backend, appId: appId, deliveredTo: token))
@@ -35,16 +37,31 @@ extension SQLRegistryStore: DeliveryLogStore {
         let backend = backend
         return try await oneStatement { db in
             try await db.raw("""
-                WITH installs (id) AS (SELECT \(bind: installationId))
+                \(Self.with(backend, appId: appId, installations: "SELECT \(bind: installationId)"))
                 \(Self.installationLines(backend, appId: appId))
                 ORDER BY logged_at DESC, attempt DESC LIMIT \(bind: limit)
                 """).all().map(Self.logEntry)
         }
     }
 
-    /// The lines of the installations in `installs (id)` (a `WITH` query), only the `delivered` ones to a token when
-    /// given: rows by the installation index, and elements of the app's runs whose range of ids holds one.
-    /// `CROSS JOIN` keeps SQLite's join order: the few ids first, then the seeks for each.
+    /// `WITH` the `installations` (a query of ids) as `installs (id)`, and as `held_runs` the app's runs whose range of
+    /// installation ids holds one of them (`wanted`). Materialized: PostgreSQL otherwise unpacked every run of the
+    /// app before it tested the range.
+    private static func with(_ backend: SQLBackend, appId: String, installations: SQLQueryString) -> SQLQueryString {
+        """
+        WITH installs (id) AS (\(installations)),
+        held_runs AS MATERIALIZED (
+            SELECT run.app_id, run.push_type, run.event_id, run.attempt, run.outcome, run.status, run.reason, run.logged_at,
+                run.lines, installs.id AS wanted
+            FROM installs CROSS JOIN delivery_runs AS run
+            WHERE run.app_id = \(bind: appId) AND run.first_installation\(backend.bytewise) <= installs.id
+                AND run.last_installation\(backend.bytewise) >= installs.id)
+        """
+    }
+
+    /// The lines of the installations that `with` names, only the `delivered` ones to a token when given: rows by the
+    /// installation index, and elements of `held_runs`. `CROSS JOIN` keeps SQLite's join order: the few ids first,
+    /// then the seeks for each.
     private static func installationLines(_ backend: SQLBackend, appId: String, deliveredTo token: String? = nil) -> SQLQueryString {
         let row: SQLQueryString = token.map { "AND token = \(bind: $0) AND outcome = 'delivered'" } ?? ""
         let element: SQLQueryString = token.map { "AND line.value ->> 0 = \(bind: $0)" } ?? ""
@@ -52,9 +69,7 @@ extension SQLRegistryStore: DeliveryLogStore {
             SELECT \(unsafeRaw: lineColumns) FROM installs CROSS JOIN delivery_log
                 WHERE app_id = \(bind: appId) AND installation_id = installs.id \(row)
             UNION ALL
-            \(runLines(backend, from: "installs CROSS JOIN delivery_runs AS run"))
-                WHERE run.app_id = \(bind: appId) AND run.first_installation\(backend.bytewise) <= installs.id
-                    AND run.last_installation\(backend.bytewise) >= installs.id AND line.value ->> 2 = installs.id \(element)
+            \(runLines(backend, from: "held_runs AS run")) WHERE line.value ->> 2 = run.wanted \(element)
             """
     }
 

@@ -3,7 +3,7 @@ import SignalboxAPI
 /// How a large fan-out is cut so that several instances plan it at once: each range of installation ids is planned
 /// page by page by whichever instance holds it for a step.
 public enum FanOutRanges {
-    /// Apps with at least this many pages of installations are split; smaller ones are planned by one cursor.
+    /// Audiences of at least this many pages of installations are split; smaller ones are planned by one cursor.
     public static let minimumPages = 20
     /// A range is at least this many pages long, so a range's own pages keep the page queries' index order.
     public static let pagesPerRange = 10
@@ -18,7 +18,8 @@ public enum FanOutRanges {
         }
     }
 
-    /// The number of ranges for an app of `installations` planned in pages of `batchSize`; 0 or 1 means no split.
+    /// The number of ranges over an app's `installations` (the ids are cut, whatever the audience) planned in pages of
+    /// `batchSize`; 0 or 1 means no split.
     public static func count(installations: Int, batchSize: Int) -> Int {
         guard batchSize > 0, installations >= minimumPages * batchSize else { return 0 }
         return min(maximumRanges, installations / (pagesPerRange * batchSize))

@@ -1,41 +1,23 @@
 import SQLKit
 
-/// Many rows passed to one statement as a single JSON parameter (an array of arrays) that the database unpacks
+/// Rows of text passed to one statement as a single JSON parameter (an array of arrays) that the database unpacks
 /// (`SQLBackend.select(_:)`): a multi-row `VALUES` list costs a bind per column per row to build, serialize and bind.
 struct JSONRows {
-    /// The type each column is read back as.
-    enum Column { case text, integer }
-
-    let columns: [Column]
+    let columns: Int
     private var json: [UInt8] = [UInt8(ascii: "[")]
 
-    init(_ columns: [Column]) { self.columns = columns }
+    init(columns: Int) { self.columns = columns }
 
-    enum Value {
-        case text(String?)
-        case integer(Int64?)
-    }
-
-    /// Appends one row; its values follow `columns`.
-    mutating func append(_ values: [Value]) {
-        startRow()
-        values.forEach { add($0) }
-    }
-
-    /// Starts a row whose values follow with `add`, in column order (no array per row, for the hot path).
+    /// Starts a row whose `columns` values follow with `add`, in order (no array per row, for the hot path).
     mutating func startRow() {
         if json.count > 1 { json.append(UInt8(ascii: "]")); json.append(UInt8(ascii: ",")) }
         json.append(UInt8(ascii: "["))
     }
 
     /// Adds the next value of the row `startRow` started.
-    mutating func add(_ value: Value) {
+    mutating func add(_ value: String?) {
         if json.last != UInt8(ascii: "[") { json.append(UInt8(ascii: ",")) }
-        switch value {
-        case .text(let text?): appendString(text)
-        case .integer(let number?): json.append(contentsOf: String(number).utf8)
-        case .text(nil), .integer(nil): json.append(contentsOf: "null".utf8)
-        }
+        if let value { appendString(value) } else { json.append(contentsOf: "null".utf8) }
     }
 
     /// The JSON text of the rows appended so far.
@@ -66,10 +48,7 @@ struct JSONRows {
 extension SQLBackend {
     /// A `SELECT` of `rows` with columns `c0`, `c1`, … in their order (for `INSERT … SELECT`).
     func select(_ rows: JSONRows) -> SQLQueryString {
-        // PostgreSQL's `->>` gives text; SQLite's gives the JSON value's own type.
-        let columns = rows.columns.enumerated().map { index, column in
-            self == .postgres && column == .integer ? "(value ->> \(index))::bigint AS c\(index)" : "value ->> \(index) AS c\(index)"
-        }.joined(separator: ", ")
+        let columns = (0..<rows.columns).map { "value ->> \($0) AS c\($0)" }.joined(separator: ", ")
         switch self {
         case .sqlite: return "SELECT \(unsafeRaw: columns) FROM jsonb_each(\(bind: rows.text))"
         case .postgres: return "SELECT \(unsafeRaw: columns) FROM jsonb_array_elements(\(bind: rows.text)::jsonb) AS r(value)"

@@ -12,6 +12,20 @@ struct LogRun {
         var status: Int?
         var reason: String?
         var attempt: Int
+        /// Whether the lines name their installation (a direct push names none).
+        var installed: Bool
+
+        init(_ entry: DeliveryLogEntry) {
+            appId = entry.appId
+            pushType = entry.pushType
+            eventId = entry.eventId
+            at = entry.at.milliseconds
+            outcome = entry.outcome
+            status = entry.answer.status
+            reason = entry.answer.reason
+            attempt = entry.attempt
+            installed = entry.installationId != nil
+        }
     }
 
     /// A run of at least this many delivered lines of one event is kept as one row (`delivery_runs`): a lookup
@@ -23,7 +37,7 @@ struct LogRun {
 
     /// Whether the run is kept as one row. Other outcomes stay lines of their own, where the token's index finds
     /// them (a pruned token's last answer); so do lines without an installation, which no lookup would reach in a run.
-    var packed: Bool { key.outcome == "delivered" && key.eventId != nil && lines.count >= Self.packedLines }
+    var packed: Bool { key.outcome == "delivered" && key.eventId != nil && key.installed && lines.count >= Self.packedLines }
 
     /// The entries grouped by `Key`, in the order each group first appears.
     static func runs(of entries: [DeliveryLogEntry]) -> [LogRun] {
@@ -35,10 +49,7 @@ struct LogRun {
                 runs[last].lines.append(entry)
                 continue
             }
-            let key = Key(
-                appId: entry.appId, pushType: entry.pushType, eventId: entry.eventId, at: entry.at.milliseconds,
-                outcome: entry.outcome, status: entry.answer.status, reason: entry.answer.reason, attempt: entry.attempt
-            )
+            let key = Key(entry)
             if let position = positions[key] {
                 runs[position].lines.append(entry)
             } else {
@@ -49,14 +60,15 @@ struct LogRun {
         return runs
     }
 
-    /// Whether `entry` belongs to this run.
+    /// Whether `entry` belongs to this run (`Key(entry) == key`, without copying the entry's strings).
     private func holds(_ entry: DeliveryLogEntry) -> Bool {
         entry.eventId == key.eventId && entry.at.milliseconds == key.at && entry.outcome == key.outcome && entry.attempt == key.attempt
-            && entry.answer.status == key.status && entry.answer.reason == key.reason && entry.appId == key.appId && entry.pushType == key.pushType
+            && entry.answer.status == key.status && entry.answer.reason == key.reason && entry.appId == key.appId
+            && entry.pushType == key.pushType && (entry.installationId != nil) == key.installed
     }
 
     /// The first and last installation id of `lines` in bytewise (UTF-8) order, the order SQLite's and PostgreSQL's
-    /// `COLLATE "C"` comparisons use.
+    /// `COLLATE "C"` comparisons use; nil when none names one.
     static func installationRange(_ lines: ArraySlice<DeliveryLogEntry>) -> (first: String, last: String)? {
         var range: (first: String, last: String)?
         for id in lines.lazy.compactMap(\.installationId) {

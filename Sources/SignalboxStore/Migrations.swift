@@ -170,9 +170,9 @@ enum Migrations {
         ],
         [
             // A recording's run of many answers of one event that share all but their token, apns-id and installation
-            // (`LogRun.packed`) is one row, its lines a JSON array: a row and its index entries per line were most of
-            // the log's cost. A lookup by installation scans the app's runs (few: each holds many lines) for those
-            // whose range of installation ids holds it, compared bytewise.
+            // (`LogRun.packed`) is one row, its lines a JSON array, so a large fan-out adds no row or index entry per
+            // push. A lookup by installation scans the app's runs (few: each holds many lines) for those whose range
+            // of installation ids holds it, compared bytewise.
             """
             CREATE TABLE delivery_runs (
                 app_id TEXT NOT NULL, push_type TEXT NOT NULL, event_id TEXT NOT NULL, logged_at BIGINT NOT NULL,
@@ -181,8 +181,8 @@ enum Migrations {
             """,
             "CREATE INDEX delivery_runs_app ON delivery_runs (app_id, logged_at)",
             "CREATE INDEX delivery_runs_event ON delivery_runs (event_id, logged_at)",
-            // A user's installations in id order (the inspector's user search) from the index alone; by
-            // `(app_id, user_id)` SQLite scanned the app's installations in key order to skip the sort.
+            // A user's installations in id order (the inspector's user search) from the index alone: with only
+            // `(app_id, user_id)`, SQLite reads the app's installations in key order to skip the sort.
             "DROP INDEX installations_user",
             "CREATE INDEX installations_user ON installations (app_id, user_id, installation_id)",
         ],

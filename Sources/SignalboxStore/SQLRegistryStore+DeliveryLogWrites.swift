@@ -26,40 +26,35 @@ extension SQLRegistryStore {
     static func insertLog(_ db: any SQLDatabase, _ backend: SQLBackend, _ entries: [DeliveryLogEntry]) async throws {
         for run in LogRun.runs(of: entries) {
             let key = run.key
-            let whole = run.lines.allSatisfy { $0.installationId != nil }
-            let alone = !run.packed ? run.lines : whole ? [] : run.lines.filter { $0.installationId == nil }
-            if run.packed, let event = key.eventId {
-                let packed = whole ? run.lines : run.lines.filter { $0.installationId != nil }
-                for start in stride(from: 0, to: packed.count, by: 5_000) {
-                    let piece = packed[start..<min(start + 5_000, packed.count)]
-                    guard let range = LogRun.installationRange(piece) else { continue }
+            for start in stride(from: 0, to: run.lines.count, by: 5_000) {
+                let piece = run.lines[start..<min(start + 5_000, run.lines.count)]
+                if run.packed, let event = key.eventId, let range = LogRun.installationRange(piece) {
                     try await db.raw("""
                         INSERT INTO delivery_runs (app_id, push_type, event_id, logged_at, outcome, status, reason, attempt,
                             first_installation, last_installation, line_count, lines)
                         VALUES (\(bind: key.appId), \(bind: key.pushType), \(bind: event), \(bind: key.at), \(bind: key.outcome), \(bind: key.status),
                             \(bind: key.reason), \(bind: key.attempt), \(bind: range.first), \(bind: range.last), \(bind: piece.count), \(bind: lines(piece).text))
                         """).run()
+                } else {
+                    try await db.raw("""
+                        INSERT INTO delivery_log (app_id, push_type, event_id, logged_at, outcome, status, reason, attempt, token, apns_id, installation_id)
+                        SELECT \(bind: key.appId), \(bind: key.pushType), \(bind: key.eventId), \(bind: key.at), \(bind: key.outcome), \(bind: key.status),
+                            \(bind: key.reason), \(bind: key.attempt), c0, c1, c2
+                        FROM (\(backend.select(lines(piece)))) AS line
+                        """).run()
                 }
-            }
-            for start in stride(from: 0, to: alone.count, by: 5_000) {
-                try await db.raw("""
-                    INSERT INTO delivery_log (app_id, push_type, event_id, logged_at, outcome, status, reason, attempt, token, apns_id, installation_id)
-                    SELECT \(bind: key.appId), \(bind: key.pushType), \(bind: key.eventId), \(bind: key.at), \(bind: key.outcome), \(bind: key.status),
-                        \(bind: key.reason), \(bind: key.attempt), c0, c1, c2
-                    FROM (\(backend.select(lines(alone[start..<min(start + 5_000, alone.count)])))) AS line
-                    """).run()
             }
         }
     }
 
     /// What sets a run's lines apart: token, apns-id, installation (a run's `lines`, read as `value ->> 0, 1, 2`).
     private static func lines(_ entries: ArraySlice<DeliveryLogEntry>) -> JSONRows {
-        var rows = JSONRows([.text, .text, .text])
+        var rows = JSONRows(columns: 3)
         for entry in entries {
             rows.startRow()
-            rows.add(.text(entry.token))
-            rows.add(.text(entry.answer.apnsId))
-            rows.add(.text(entry.installationId))
+            rows.add(entry.token)
+            rows.add(entry.answer.apnsId)
+            rows.add(entry.installationId)
         }
         return rows
     }

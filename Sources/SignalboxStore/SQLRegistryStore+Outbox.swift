@@ -71,16 +71,19 @@ extension SQLRegistryStore {
             var held: Set<String> = []
             var finishing: [PushCompletion] = []  // those that leave the outbox now, by push id
             var lines: [DeliveryLogEntry] = []  // the delivery log's, of the attempts recorded here
+            func log(_ completion: PushCompletion, _ outcome: String) {
+                if self.writesDeliveryLog { lines.append(Self.logLine(completion, outcome: outcome, now: now)) }
+            }
             for completion in completions.sorted(by: { $0.push.id < $1.push.id }) {
                 switch completion.result {
                 case .retry(let at):
                     guard try await Self.returnToPending(db, completion.push, at: at, usedAttempt: true, heldBy: owner) else { continue }
                     held.insert(completion.push.id)
-                    if self.writesDeliveryLog { lines.append(Self.logLine(completion, outcome: "retry", now: now)) }
+                    log(completion, "retry")
                 case .postpone(let at):
                     guard try await Self.returnToPending(db, completion.push, at: at, usedAttempt: false, heldBy: owner) else { continue }
                     held.insert(completion.push.id)
-                    if self.writesDeliveryLog { lines.append(Self.logLine(completion, outcome: "postponed", now: now)) }
+                    log(completion, "postponed")
                 default: finishing.append(completion)
                 }
             }
@@ -111,7 +114,7 @@ extension SQLRegistryStore {
                     outcome = removed ? "pruned" : "failed"
                 }
                 credits.append((push, outcome))
-                if self.writesDeliveryLog { lines.append(Self.logLine(completion, outcome: outcome, now: now)) }
+                log(completion, outcome)
             }
             try await Self.credit(db, credits)
             try await Self.recordSent(db, credits.filter { $0.column == "delivered" }.map(\.push), now: now)

@@ -1,5 +1,6 @@
 import Foundation
 import SignalboxAPI
+import SignalboxClientTesting
 import Testing
 @testable import SignalboxClient
 

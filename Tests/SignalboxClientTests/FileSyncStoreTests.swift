@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxClientTesting
 import Testing
 @testable import SignalboxClient
 

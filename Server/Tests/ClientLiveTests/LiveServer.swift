@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SignalboxClient
+import SignalboxClientTesting
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

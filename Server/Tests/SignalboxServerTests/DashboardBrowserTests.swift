@@ -9,7 +9,8 @@ import Glibc
 /// `scripts/setup`), driven over WebDriver against a real `signalbox serve --apns-simulator` process. Saves a
 /// screenshot of each page to `.build/screenshots/`; with `SIGNALBOX_DOCS_SCREENSHOTS=1` also to `docs/dashboard/`.
 @Suite(.serialized) struct DashboardBrowserTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    /// The repository root (the server package is its `Server/` folder).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     static let token = "5f1c0b7e" + String(repeating: "a1", count: 28)
 
     /// The browser and its driver: `CHROMIUM` / `CHROMEDRIVER`, else Debian's paths. Missing ones fail the test.

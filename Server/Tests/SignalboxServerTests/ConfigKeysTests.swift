@@ -14,7 +14,7 @@ struct ConfigKeysTests {
     /// Every key the server reads is in the README's table with its variable.
     @Test func readmeListsEveryKey() throws {
         let readme = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md"),
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../README.md"),
             encoding: .utf8
         )
         let keys = try Self.keysRead()

@@ -2,6 +2,7 @@ import Foundation
 import SignalboxAPI
 import Testing
 @testable import SignalboxClient
+import SignalboxClientTesting
 
 /// SignalboxClient against a real `signalbox serve` child process.
 @Suite(.serialized) struct LiveServerTests {

@@ -15,3 +15,26 @@ public struct SyncState: Sendable, Hashable, Codable {
 
     public init(installationId: String) { self.installationId = installationId }
 }
+
+extension SyncState {
+    /// Continues under a new installation id: nothing is acknowledged there yet, and removals of the old one's
+    /// registrations are moot. Token registrations stay (the tokens are this device's), and so does the installation
+    /// snapshot when `keepingInstallation`; enumerator leases stay too, and lapse or renew as before.
+    mutating func moveToNewInstallation(_ id: String, keepingInstallation: Bool) {
+        installationId = id
+        for (key, entry) in entries {
+            let keep = entry.snapshot.holdsToken || entry.snapshot.isEnumerator && !entry.snapshot.isRemoval
+                || keepingInstallation && key == "installation"
+            guard keep else {
+                entries[key] = nil
+                continue
+            }
+            entries[key]?.acknowledgedRevision = nil
+            entries[key]?.acknowledgedAt = nil
+            entries[key]?.refusedRevision = nil
+        }
+        retryAt = nil
+        failures = 0
+        lastError = nil
+    }
+}

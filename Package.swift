@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "SignalboxAPI", targets: ["SignalboxAPI"]),
         // Doubles for an app's own tests of its Signalbox code: a manual clock, an in-memory transport.
         .library(name: "SignalboxClientTesting", targets: ["SignalboxClientTesting"]),
+        // Linux only (empty on Apple platforms): Apple's WidgetKit/PushKit/FileProvider declarations and the test
+        // runtime that plays the system, for `signalbox simulate-device` and tests of the glue.
+        .library(name: "AppleFrameworkStubs", targets: ["AppleFrameworkStubs"]),
     ],
     targets: [
         // Codable request/response types of the HTTP API, shared by the server and the SDK.

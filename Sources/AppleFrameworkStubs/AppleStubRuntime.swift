@@ -117,6 +117,17 @@ public enum AppleStubRuntime {
         }
     }
 
+    /// As `updatePushToken(_:for:)`, told to `registry` alone: the system telling one process (a process that plays
+    /// several devices keeps one registry per device).
+    public static func updatePushToken(_ token: Data, for type: PKPushType, registry: PKPushRegistry) {
+        registry.delegate?.pushRegistry(registry, didUpdate: PKPushCredentials(type: type, token: token), for: type)
+    }
+
+    /// As `invalidatePushToken(for:)`, told to `registry` alone.
+    public static func invalidatePushToken(for type: PKPushType, registry: PKPushRegistry) {
+        registry.delegate?.pushRegistry(registry, didInvalidatePushTokenFor: type)
+    }
+
     /// The system dropped the token of `type` (`pushRegistry(_:didInvalidatePushTokenFor:)`).
     public static func invalidatePushToken(for type: PKPushType) {
         system.withLock { $0.pushTokens[type.rawValue] = nil }

@@ -18,10 +18,9 @@ extension SyncQueue {
             } catch {
                 throw SyncError(key: "installation", status: nil, code: "credentials", message: "the device token could not be fetched: \(error)", at: clock.now)
             }
-            let request = HTTPRequestData(method: "DELETE", url: try url(["v1", "apps", configuration.appId, "installations", id]), headers: ["Authorization": "Bearer " + token])
             let response: HTTPResponseData
             do {
-                response = try await transport.send(request)
+                response = try await transport.send(try deleteRequest(installationId: id, token: token))
             } catch {
                 throw SyncError(key: "installation", status: nil, code: "network", message: "\(error)", at: clock.now)
             }
@@ -41,6 +40,38 @@ extension SyncQueue {
                 )
             }
         }
+    }
+
+    /// Deletes the previous user's installations left by a user switch, with that user's last device JWT. Without
+    /// one (another process switched, or it expired) they are left to the backend, and `lastError` says so.
+    func deleteAbandonedInstallations(_ report: inout SyncReport) async throws {
+        let ids = try store.update { $0.abandonedInstallationIds ?? [] }
+        guard !ids.isEmpty else { return }
+        let token = await credentials.previousUserToken()
+        for id in ids {
+            var error: SyncError?
+            if let token {
+                // 2xx, 404 and 403 (not that user's) all end the attempt; a failure that may pass is tried again.
+                guard let response = try? await transport.send(try deleteRequest(installationId: id, token: token)),
+                    !(response.status == 408 || response.status == 429 || response.status >= 500)
+                else { return }
+                if !(200..<300).contains(response.status), response.status != 404 {
+                    error = SyncError(key: "installation", status: response.status, code: "abandoned_installation", message: "the previous user's installation \(id) was not deleted (HTTP \(response.status)); delete it with the server key", at: clock.now)
+                }
+            } else {
+                error = SyncError(key: "installation", status: nil, code: "abandoned_installation", message: "the previous user's installation \(id) could not be deleted (no device token of that user); delete it with the server key", at: clock.now)
+            }
+            try store.update { state in
+                state.abandonedInstallationIds?.removeAll { $0 == id }
+                if state.abandonedInstallationIds?.isEmpty == true { state.abandonedInstallationIds = nil }
+                if let error { state.lastError = error }
+            }
+            if let error { report.errors.append(error) }
+        }
+    }
+
+    func deleteRequest(installationId id: String, token: String) throws -> HTTPRequestData {
+        HTTPRequestData(method: "DELETE", url: try url(["v1", "apps", configuration.appId, "installations", id]), headers: ["Authorization": "Bearer " + token])
     }
 
     /// Continues under a new installation id without telling the server (the backend deletes the old one with

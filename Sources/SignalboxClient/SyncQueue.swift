@@ -52,6 +52,7 @@ public final class SyncQueue: Sendable {
                 old.userId != new.userId {
                 switched = true
                 if let previous = old.userId, new.userId != nil, previous != new.userId {
+                    state.abandonedInstallationIds = (state.abandonedInstallationIds ?? []) + [state.installationId]
                     state.moveToNewInstallation(configuration.makeInstallationId(), keepingInstallation: false)
                 }
             }
@@ -76,6 +77,7 @@ public final class SyncQueue: Sendable {
     @discardableResult
     public func sync() async throws -> SyncReport {
         var report = SyncReport()
+        try await deleteAbandonedInstallations(&report)
         var round = Round()
         for _ in 0..<64 {
             let now = clock.now

@@ -12,6 +12,9 @@ public struct SyncState: Sendable, Hashable, Codable {
     public var failures: Int = 0
     /// The last refusal or failure, for the app to show or log.
     public var lastError: SyncError?
+    /// Installations of a previous user on this device (a user switch without `signOut()`), deleted with that
+    /// user's last device JWT when this process still has it. Optional so stores written before it still read.
+    public var abandonedInstallationIds: [String]?
 
     public init(installationId: String) { self.installationId = installationId }
 }

@@ -19,10 +19,22 @@ extension SignalboxApple {
         public var environment: String?
         /// How requests reach Signalbox (URLSession by default).
         public var transport: any HTTPTransport = URLSessionTransport()
-        /// Per widget kind, the widget's configuration as JSON; set with `configureWidgets(ofKind:_:)`.
+        /// Per widget kind, the widget's configuration as JSON; set with `configureWidgets(ofKind:_:)`. Typed
+        /// `Any` because `WidgetInfo` needs visionOS 26 and a stored property cannot be newer than its type.
         var widgetConfigurations: [String: @Sendable (Any) -> JSONValue] = [:]
         /// Per control kind, the control's configuration as JSON; set with `configureControls(ofKind:_:)`.
         var controlConfigurations: [String: @Sendable (Any) -> JSONValue] = [:]
+        /// For kinds without their own: `configureAllWidgets(_:)` / `configureAllControls(_:)`.
+        var anyWidgetConfiguration: (@Sendable (Any) -> JSONValue)?
+        var anyControlConfiguration: (@Sendable (Any) -> JSONValue)?
+
+        func widgetConfiguration(kind: String, _ widget: Any) -> JSONValue {
+            (widgetConfigurations[kind] ?? anyWidgetConfiguration)?(widget) ?? .object([:])
+        }
+
+        func controlConfiguration(kind: String, _ control: Any) -> JSONValue {
+            (controlConfigurations[kind] ?? anyControlConfiguration)?(control) ?? .object([:])
+        }
 
         public init(appGroupDirectory: URL, baseURL: URL, appId: String, credentials: @escaping DeviceCredentials.Fetch) {
             self.appGroupDirectory = appGroupDirectory

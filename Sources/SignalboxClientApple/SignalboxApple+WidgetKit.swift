@@ -19,6 +19,21 @@ extension SignalboxApple.Configuration {
         widgetConfigurations[kind] = { widget in (widget as? WidgetInfo).map(body) ?? .object([:]) }
     }
 
+    /// The configuration registered for widgets of every kind without one of its own.
+    @available(iOS 14.0, macOS 11.0, watchOS 9.0, visionOS 26.0, *)
+    @available(tvOS, unavailable)
+    public mutating func configureAllWidgets(_ body: @escaping @Sendable (WidgetInfo) -> JSONValue) {
+        anyWidgetConfiguration = { widget in (widget as? WidgetInfo).map(body) ?? .object([:]) }
+    }
+
+    /// The configuration registered for controls of every kind without one of its own.
+    @available(iOS 18.0, macOS 26.0, watchOS 26.0, *)
+    @available(visionOS, unavailable)
+    @available(tvOS, unavailable)
+    public mutating func configureAllControls(_ body: @escaping @Sendable (ControlInfo) -> JSONValue) {
+        anyControlConfiguration = { control in (control as? ControlInfo).map(body) ?? .object([:]) }
+    }
+
     /// The configuration registered for controls of `kind`; `{}` for kinds without one.
     @available(iOS 18.0, macOS 26.0, watchOS 26.0, *)
     @available(visionOS, unavailable)
@@ -51,7 +66,7 @@ extension SignalboxApple {
         let list = widgets.map { widget in
             Widget(
                 kind: widget.kind, family: Self.name(of: widget.family),
-                configuration: configuration.widgetConfigurations[widget.kind]?(widget) ?? .object([:])
+                configuration: configuration.widgetConfiguration(kind: widget.kind, widget)
             )
         }
         try queue.set(.widgets(WidgetsRequest(pushToken: Self.hex(info.token), widgets: list)))
@@ -64,7 +79,7 @@ extension SignalboxApple {
         let list = controls.compactMap { control in
             control.pushInfo.map { push in
                 Control(
-                    kind: control.kind, configuration: configuration.controlConfigurations[control.kind]?(control) ?? .object([:]),
+                    kind: control.kind, configuration: configuration.controlConfiguration(kind: control.kind, control),
                     pushToken: Self.hex(push.token)
                 )
             }

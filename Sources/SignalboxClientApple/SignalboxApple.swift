@@ -36,6 +36,10 @@ public final class SignalboxApple: Sendable {
         return instance
     }
 
+    /// Makes this instance the one handlers and delegates find through `current`, as `configure` does. For a
+    /// process that plays several devices in turn (`signalbox simulate-device`); an app never needs it.
+    public func makeCurrent() { Self.shared.withLock { $0 = self } }
+
     /// Forgets the configured instance, as in a process that has not called `configure` yet (tests).
     static func unconfigure() { shared.withLock { $0 = nil } }
 
@@ -74,11 +78,12 @@ public final class SignalboxApple: Sendable {
     /// syncs what is due. Started by the first leased enumerator; ends with the process.
     func keepLeasesRenewed() {
         guard !renewing.withLock({ value in defer { value = true }; return value }) else { return }
-        Task { [leases] in
+        // Holds the instance only while renewing: once the process lets it go, the loop ends at its next wake.
+        Task { [weak self] in
             let clock = SystemClock()
-            while !Task.isCancelled {
-                let renewal = (try? await leases.renewDue()) ?? nil
-                let wake = await sync()?.nextWake
+            while !Task.isCancelled, let signalbox = self {
+                let renewal = (try? await signalbox.leases.renewDue()) ?? nil
+                let wake = await signalbox.sync()?.nextWake
                 let next = [renewal, wake].compactMap { $0 }.min() ?? clock.now.addingTimeInterval(60)
                 try? await clock.sleep(until: max(next, clock.now.addingTimeInterval(1)))
             }

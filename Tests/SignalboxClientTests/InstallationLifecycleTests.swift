@@ -58,10 +58,14 @@ struct InstallationLifecycleTests {
         #expect(try fixture.queue.installationId() == "inst-2")
         let report = try await fixture.queue.sync()
         #expect(report.acknowledged == ["installation", "controls"])
+        // u1's installation is deleted with u1's last JWT (the server moves tokens only between one user's
+        // installations, so it would keep the device's tokens), then the device registers under u2.
+        #expect(fixture.transport.sent == ["DELETE installation", "PUT installation", "PUT controls"])
         #expect(fixture.transport.requests.map(\.url.path) == [
-            "/v1/apps/app-1/installations/inst-2", "/v1/apps/app-1/installations/inst-2/controls",
+            "/v1/apps/app-1/installations/inst-1", "/v1/apps/app-1/installations/inst-2", "/v1/apps/app-1/installations/inst-2/controls",
         ])
-        #expect(fixture.transport.requests.allSatisfy { $0.headers["Authorization"] == "Bearer jwt-2" })
+        #expect(fixture.transport.requests.map { $0.headers["Authorization"] } == ["Bearer jwt-1", "Bearer jwt-2", "Bearer jwt-2"])
+        #expect(try fixture.queue.state().abandonedInstallationIds == nil)
         // The same user again (a new channel) keeps the id.
         try fixture.queue.set(.installation(InstallationRequest(userId: "u2", channels: ["home:43"])))
         #expect(try fixture.queue.installationId() == "inst-2")
@@ -80,6 +84,17 @@ struct InstallationLifecycleTests {
         #expect(report.acknowledged == ["installation", "controls"])
         #expect(try fixture.queue.installationId() == "inst-2")
         #expect(try fixture.queue.state().lastError == nil)
+    }
+
+    @Test func aSwitchWithoutThePreviousUsersTokenSaysTheInstallationIsLeftToTheBackend() async throws {
+        let fixture = Self.fixture()
+        // Another process registered u1; this one never held u1's JWT.
+        try fixture.queue.set(Self.installation("u1"))
+        try fixture.queue.set(Self.installation("u2"))
+        let report = try await fixture.queue.sync()
+        #expect(report.errors.map(\.code) == ["abandoned_installation"])
+        #expect(fixture.transport.sent == ["PUT installation"])
+        #expect(try fixture.queue.state().abandonedInstallationIds == nil)
     }
 
     @Test func aPlainForbiddenIsStillFinal() async throws {

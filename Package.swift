@@ -35,6 +35,15 @@ let package = Package(
         ),
         .target(name: "AppleFrameworkStubs"),
         .target(name: "SignalboxClientTesting", dependencies: ["SignalboxClient"]),
+        // The README's Swift snippets (Linux: over the stubs); built with the tests, checked by ReadmeSnippetsTests.
+        .testTarget(
+            name: "SignalboxExamples",
+            dependencies: [
+                "SignalboxClient", "SignalboxClientApple", "SignalboxAPI",
+                .target(name: "AppleFrameworkStubs", condition: .when(platforms: [.linux])),
+            ],
+            path: "Examples"
+        ),
         .testTarget(
             name: "SignalboxClientTests",
             dependencies: [

@@ -81,18 +81,20 @@ public final class SignalboxEnumerators: Sendable {
 
 extension SignalboxApple {
     /// The enumerators of a replicated extension (`NSFileProviderReplicatedExtension`): never leased, since the
-    /// server always pushes its working set. Call from the extension's `init(domain:)`.
+    /// server always pushes its working set. Call from the extension's `init(domain:)` with its type.
     @available(iOS 16.0, macOS 11.0, visionOS 1.0, *)
-    public func enumerators(of fileProviderExtension: any NSFileProviderReplicatedExtension, domain: NSFileProviderDomain) -> SignalboxEnumerators {
+    @discardableResult
+    public func enumerators(of extensionType: any NSFileProviderReplicatedExtension.Type, domain: NSFileProviderDomain) -> SignalboxEnumerators {
         checkDomain(domain.identifier.rawValue, replicated: true)
         return SignalboxEnumerators(signalbox: self, domain: domain.identifier.rawValue, kind: .replicated)
     }
 
     #if !os(macOS)
     /// The enumerators of a non-replicated extension (`NSFileProviderExtension`, iOS and visionOS): each open
-    /// container is leased. `domain` is the id registered in `configuration.fileProviderDomains`.
+    /// container is leased. `domain` is the id registered in `configuration.fileProviderDomains`. Call from the
+    /// extension's `init()` with its type.
     @available(macOS, unavailable)
-    public func enumerators(of fileProviderExtension: NSFileProviderExtension, domain: String) -> SignalboxEnumerators {
+    public func enumerators(of extensionType: NSFileProviderExtension.Type, domain: String) -> SignalboxEnumerators {
         checkDomain(domain, replicated: false)
         return SignalboxEnumerators(signalbox: self, domain: domain, kind: .nonReplicated)
     }

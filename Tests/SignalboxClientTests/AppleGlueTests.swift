@@ -134,7 +134,7 @@ import Testing
             try signalbox.setInstallation(userId: "u1", channels: [])
             AppleStubRuntime.updatePushToken(Data([0xf0]), for: .fileProvider)
             let delegate = FileProviderPushDelegate()
-            let enumerators = signalbox.enumerators(of: NSFileProviderExtension(), domain: "acct")
+            let enumerators = signalbox.enumerators(of: NSFileProviderExtension.self, domain: "acct")
             #expect(enumerators.opened(.workingSet) == nil, "the working set is always pushed")
             await enumerators.opened(NSFileProviderItemIdentifier("folder-1"))?.value
             #expect(enumerators.opened(NSFileProviderItemIdentifier("folder-1")) == nil, "a second enumerator shares the lease")
@@ -159,7 +159,7 @@ import Testing
         }
         try await Self.withSignalbox(domains: [FileProviderDomain(id: "photos", replicated: true)]) { signalbox, transport in
             let domain = NSFileProviderDomain(identifier: NSFileProviderDomainIdentifier("photos"), displayName: "Photos")
-            let enumerators = signalbox.enumerators(of: Photos(domain: domain), domain: domain)
+            let enumerators = signalbox.enumerators(of: Photos.self, domain: domain)
             #expect(enumerators.kind == .replicated)
             #expect(enumerators.opened(NSFileProviderItemIdentifier("folder-1")) == nil)
             #expect(enumerators.invalidated(NSFileProviderItemIdentifier("folder-1")) == nil)

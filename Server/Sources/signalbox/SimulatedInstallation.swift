@@ -141,9 +141,9 @@ final class SimulatedInstallation {
         let enumerators: SignalboxEnumerators
         if domains.first(where: { $0.id == id })?.replicated == true {
             let domain = NSFileProviderDomain(identifier: NSFileProviderDomainIdentifier(id), displayName: id)
-            enumerators = process.signalbox.enumerators(of: SimulatedReplicatedExtension(domain: domain), domain: domain)
+            enumerators = process.signalbox.enumerators(of: SimulatedReplicatedExtension.self, domain: domain)
         } else {
-            enumerators = process.signalbox.enumerators(of: NSFileProviderExtension(), domain: id)
+            enumerators = process.signalbox.enumerators(of: NSFileProviderExtension.self, domain: id)
         }
         fileProviderExtension = (process.signalbox, process.enumerators.merging([id: enumerators]) { $1 })
         return enumerators

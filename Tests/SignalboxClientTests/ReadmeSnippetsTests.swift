@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The README's Swift snippets are the regions of `Examples/` between `// snippet: NAME` and `// end snippet`,
-/// which the test build compiles (target SignalboxExamples): a snippet edited in one place only fails here.
+/// The Swift code of the README and of the DocC integration guide is the regions of `Examples/` between
+/// `// snippet: NAME` and `// end snippet`, which the test build compiles (target SignalboxExamples): a snippet
+/// edited in one place only fails here.
 struct ReadmeSnippetsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -27,9 +28,9 @@ struct ReadmeSnippetsTests {
         return found
     }
 
-    /// The README's ```swift blocks.
-    static func readmeBlocks() throws -> [String] {
-        let lines = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8).components(separatedBy: "\n")
+    /// The ```swift blocks of a Markdown file of the repository.
+    static func swiftBlocks(_ path: String) throws -> [String] {
+        let lines = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8).components(separatedBy: "\n")
         var blocks: [String] = []
         var current: [String]?
         for line in lines {
@@ -47,7 +48,7 @@ struct ReadmeSnippetsTests {
 
     @Test func everySwiftBlockOfTheReadmeIsACompiledSnippetAndEverySnippetIsQuoted() throws {
         let snippets = try Self.snippets()
-        let blocks = try Self.readmeBlocks()
+        let blocks = try Self.swiftBlocks("README.md")
         #expect(!blocks.isEmpty)
         for block in blocks {
             let compiled = snippets.values.contains(block)
@@ -56,6 +57,16 @@ struct ReadmeSnippetsTests {
         for (name, snippet) in snippets.sorted(by: { $0.key < $1.key }) {
             let quoted = blocks.contains(snippet)
             #expect(quoted, "snippet \(name) is not quoted in the README as it is in Examples/")
+        }
+    }
+
+    @Test func theIntegrationGuidesSwiftIsCompiledSnippetsToo() throws {
+        let snippets = try Self.snippets()
+        let blocks = try Self.swiftBlocks("Sources/SignalboxClient/SignalboxClient.docc/IntegrationGuide.md")
+        #expect(blocks.count == snippets.count)
+        for block in blocks {
+            let compiled = snippets.values.contains(block)
+            #expect(compiled, "an integration guide block is not a snippet of Examples/: \(block.prefix(80))…")
         }
     }
 }

@@ -143,6 +143,8 @@ let package = Package(
                 "SignalboxModel", "SignalboxStore",
                 .product(name: "SignalboxAPI", package: sdk),
                 .product(name: "SignalboxClient", package: sdk),
+                .product(name: "SignalboxClientApple", package: sdk),
+                .product(name: "AppleFrameworkStubs", package: sdk, condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,64 +1,180 @@
 #if os(Linux)
 import Foundation
 
-// Declarations of the WidgetKit API that SignalboxClientApple uses, written from Apple's public
-// documentation so the glue type-checks on Linux. Bodies do nothing; Apple platforms use the real framework.
+// WidgetKit as Apple's iOS 26.0 SDK declares it (WidgetKit.swiftinterface; docs/apple-symbols.md lists each symbol
+// with its source), reduced to what SignalboxClientApple touches, so the glue type-checks on Linux against the same
+// signatures as on Apple platforms. Apple's types have no public initializers; values are made by the test runtime
+// (`AppleStubRuntime`, this module), which also answers `WidgetCenter` and `ControlCenter` from the state it holds.
 
-public enum WidgetFamily: String, Sendable, CustomStringConvertible {
-    case systemSmall, systemMedium, systemLarge, systemExtraLarge, accessoryCircular, accessoryRectangular, accessoryInline
-    public var description: String { rawValue }
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, visionOS 26.0, *)
+@available(tvOS, unavailable)
+@preconcurrency public enum WidgetFamily: Int, RawRepresentable, CustomDebugStringConvertible, CustomStringConvertible, Sendable {
+    @available(iOS 14.0, macOS 11.0, visionOS 26.0, *) @available(tvOS, unavailable) @available(watchOS, unavailable)
+    case systemSmall
+    @available(iOS 14.0, macOS 11.0, visionOS 26.0, *) @available(tvOS, unavailable) @available(watchOS, unavailable)
+    case systemMedium
+    @available(iOS 14.0, macOS 11.0, visionOS 26.0, *) @available(tvOS, unavailable) @available(watchOS, unavailable)
+    case systemLarge
+    @available(iOS 15.0, macOS 14.0, visionOS 26.0, *) @available(tvOS, unavailable) @available(watchOS, unavailable)
+    case systemExtraLarge
+    @available(visionOS 26.0, *) @available(iOS, unavailable) @available(macOS, unavailable) @available(tvOS, unavailable)
+    @available(watchOS, unavailable)
+    case systemExtraLargePortrait
+    @available(watchOS 9.0, *) @available(iOS, unavailable) @available(macOS, unavailable) @available(visionOS, unavailable)
+    @available(macCatalyst, unavailable) @available(tvOS, unavailable)
+    case accessoryCorner
+    @available(iOS 16.0, watchOS 9.0, *) @available(macOS, unavailable) @available(tvOS, unavailable) @available(visionOS, unavailable)
+    case accessoryCircular
+    @available(iOS 16.0, watchOS 9.0, *) @available(macOS, unavailable) @available(tvOS, unavailable) @available(visionOS, unavailable)
+    case accessoryRectangular
+    @available(iOS 16.0, watchOS 9.0, *) @available(macOS, unavailable) @available(tvOS, unavailable) @available(visionOS, unavailable)
+    case accessoryInline
+
+    /// Apple's text is not documented (docs/apple-symbols.md); the glue does not read it.
+    public var description: String { "WidgetFamily(\(rawValue))" }
+    public var debugDescription: String { description }
 }
 
-/// A configured widget, as WidgetCenter and the push handler describe it.
-public struct WidgetInfo: Sendable {
-    public let kind: String
+@available(iOS 26.0, macOS 26.0, visionOS 26.0, watchOS 26.0, *)
+@available(tvOS, unavailable)
+public struct WidgetPushInfo: Sendable {
+    public let token: Data
+    init(token: Data) { self.token = token }
+}
+
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, visionOS 26.0, *)
+@available(tvOS, unavailable)
+@preconcurrency public struct WidgetInfo: Sendable {
     public let family: WidgetFamily
-    public init(kind: String, family: WidgetFamily) {
+    public let kind: String
+    /// Stands for the widget's intent (Apple: `configuration: INIntent?` and `widgetConfigurationIntent(of:)`).
+    let intent: (any Sendable)?
+
+    init(kind: String, family: WidgetFamily, intent: (any Sendable)?) {
         self.kind = kind
         self.family = family
+        self.intent = intent
+        serial = AppleStubRuntime.nextSerial()
+    }
+
+    /// Makes each value its own identity, as Apple's `id` (the value itself) is per configured widget.
+    private let serial: Int
+
+    @available(iOS 17.0, macOS 14.0, watchOS 10.0, visionOS 26.0, *)
+    @available(tvOS, unavailable)
+    public func widgetConfigurationIntent<Intent>(of intentType: Intent.Type = Intent.self) -> Intent? where Intent: WidgetConfigurationIntent {
+        intent as? Intent
     }
 }
 
-public struct WidgetPushInfo: Sendable {
-    public let token: Data
-    public init(token: Data) { self.token = token }
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, visionOS 26.0, *)
+@available(tvOS, unavailable)
+extension WidgetInfo: Identifiable, Hashable, Equatable {
+    public var id: WidgetInfo { self }
+    public typealias ID = WidgetInfo
+    public static func == (lhs: WidgetInfo, rhs: WidgetInfo) -> Bool { lhs.serial == rhs.serial }
+    public func hash(into hasher: inout Hasher) { hasher.combine(serial) }
 }
 
-/// The system creates the handler with `init()` and calls it with the full list of push-enabled widgets.
+@available(iOS 26.0, macOS 26.0, visionOS 26.0, watchOS 26.0, *)
+@available(tvOS, unavailable)
 public protocol WidgetPushHandler {
     init()
     func pushTokenDidChange(_ pushInfo: WidgetPushInfo, widgets: [WidgetInfo])
 }
 
-public final class WidgetCenter: @unchecked Sendable {
-    public static let shared = WidgetCenter()
-    public var currentPushInfo: WidgetPushInfo? { get async { nil } }
-    public func currentConfigurations() async throws -> [WidgetInfo] { [] }
+/// Not `Sendable`, not `final`, no public init: as Apple declares it.
+@available(iOS 14.0, macOS 11.0, watchOS 9.0, visionOS 26.0, *)
+@available(tvOS, unavailable)
+public class WidgetCenter {
+    nonisolated(unsafe) public static let shared = WidgetCenter()
+
+    init() {}
+
+    @preconcurrency public func getCurrentConfigurations(_ completion: @escaping @Sendable (Result<[WidgetInfo], any Error>) -> Void) {
+        completion(Result { try AppleStubRuntime.system.withLock { try $0.widgetConfigurations() } })
+    }
+
+    @available(iOS 18.0, macOS 15.0, watchOS 11.0, visionOS 26.0, *)
+    @available(tvOS, unavailable)
+    public func currentConfigurations() async throws -> [WidgetInfo] {
+        try AppleStubRuntime.system.withLock { try $0.widgetConfigurations() }
+    }
+
+    public func reloadTimelines(ofKind kind: String) { AppleStubRuntime.system.withLock { $0.reloads.append("widgets \(kind)") } }
+    public func reloadAllTimelines() { AppleStubRuntime.system.withLock { $0.reloads.append("widgets *") } }
 }
 
-public struct ControlPushInfo: Sendable {
-    public let token: Data
-    public init(token: Data) { self.token = token }
-}
-
-/// A user-configured control.
-public struct ControlInfo: Sendable {
-    public let kind: String
-    public var pushInfo: ControlPushInfo?
-    public init(kind: String, pushInfo: ControlPushInfo?) {
-        self.kind = kind
-        self.pushInfo = pushInfo
+@available(iOS 26.0, macOS 26.0, visionOS 26.0, watchOS 26.0, *)
+@available(tvOS, unavailable)
+extension WidgetCenter {
+    public var currentPushInfo: WidgetPushInfo? {
+        get async { AppleStubRuntime.system.withLock { $0.widgetToken.map(WidgetPushInfo.init(token:)) } }
     }
 }
 
-/// Called with every push-enabled control each time, even when only some tokens changed.
+@available(iOS 18.0, macOS 26.0, watchOS 26.0, *)
+@available(tvOS, unavailable)
+@available(visionOS, unavailable)
+public struct ControlPushInfo {
+    public let token: Data
+    init(token: Data) { self.token = token }
+}
+
+@available(iOS 18.0, macOS 26.0, watchOS 26.0, *)
+@available(tvOS, unavailable)
+@available(visionOS, unavailable)
+public struct ControlInfo {
+    public let kind: String
+    public var pushInfo: ControlPushInfo?
+    /// Stands for the control's intent (Apple: `configurationIntent(of:)`).
+    let intent: (any Sendable)?
+    let identity: String
+
+    init(kind: String, pushInfo: ControlPushInfo?, intent: (any Sendable)?, identity: String) {
+        self.kind = kind
+        self.pushInfo = pushInfo
+        self.intent = intent
+        self.identity = identity
+    }
+
+    public func configurationIntent<Intent>(of intentType: Intent.Type = Intent.self) -> Intent? where Intent: ControlConfigurationIntent {
+        intent as? Intent
+    }
+}
+
+@available(iOS 18.0, macOS 26.0, watchOS 26.0, *)
+@available(tvOS, unavailable)
+@available(visionOS, unavailable)
+extension ControlInfo: Identifiable, Hashable, Equatable {
+    public var id: String { identity }
+    public typealias ID = String
+    public static func == (lhs: ControlInfo, rhs: ControlInfo) -> Bool { lhs.identity == rhs.identity }
+    public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+}
+
+@available(iOS 18.0, macOS 26.0, watchOS 26.0, *)
+@available(tvOS, unavailable)
+@available(visionOS, unavailable)
 public protocol ControlPushHandler {
     init()
     func pushTokensDidChange(controls: [ControlInfo])
 }
 
-public final class ControlCenter: @unchecked Sendable {
-    public static let shared = ControlCenter()
-    public func currentControls() async throws -> [ControlInfo] { [] }
+/// Not `Sendable`, not `final`, no public init: as Apple declares it.
+@available(iOS 18.0, macOS 26.0, watchOS 26.0, *)
+@available(tvOS, unavailable)
+@available(visionOS, unavailable)
+public class ControlCenter {
+    nonisolated(unsafe) public static let shared = ControlCenter()
+
+    init() {}
+
+    public func currentControls() async throws -> [ControlInfo] {
+        try AppleStubRuntime.system.withLock { try $0.controlInfos() }
+    }
+
+    public func reloadControls(ofKind kind: String) { AppleStubRuntime.system.withLock { $0.reloads.append("controls \(kind)") } }
+    public func reloadAllControls() { AppleStubRuntime.system.withLock { $0.reloads.append("controls *") } }
 }
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A device JWT from the app's backend, with its expiry (read from the token's `exp` when not given).
 public struct DeviceCredential: Sendable, Hashable {
@@ -33,6 +34,11 @@ public actor DeviceCredentials {
     private let clock: any SignalboxClock
     private let refreshMargin: TimeInterval
     private var current: DeviceCredential?
+    /// Bumped by `forgetToken()`: a token fetched in an earlier epoch is not used again.
+    private let epoch = Mutex(0)
+    private var currentEpoch = 0
+    /// The last token of the user before `forgetToken()`, to delete that user's installation.
+    private var previous: DeviceCredential?
 
     /// - Parameter refreshMargin: a token this close to its expiry is replaced before use.
     public init(clock: any SignalboxClock = SystemClock(), refreshMargin: TimeInterval = 120, fetch: @escaping Fetch) {
@@ -43,12 +49,32 @@ public actor DeviceCredentials {
 
     /// A token that is not about to expire.
     public func token() async throws -> String {
-        if let current, current.expiresAt.map({ $0.timeIntervalSince(clock.now) > refreshMargin }) ?? true {
+        let now = epoch.withLock { $0 }
+        if let current, currentEpoch == now, current.expiresAt.map({ $0.timeIntervalSince(clock.now) > refreshMargin }) ?? true {
             return current.token
         }
+        retire(epoch: now)
         let fresh = try await fetch()
         current = fresh
+        currentEpoch = now
         return fresh.token
+    }
+
+    /// The user changed or signed out: the next `token()` asks the backend again. Callable from any context.
+    public nonisolated func forgetToken() { epoch.withLock { $0 += 1 } }
+
+    /// The previous user's token (fetched before the last `forgetToken()`), while it is valid; only this process's.
+    public func previousUserToken() -> String? {
+        retire(epoch: epoch.withLock { $0 })
+        guard let previous, previous.expiresAt.map({ $0 > clock.now }) ?? true else { return nil }
+        return previous.token
+    }
+
+    /// A token of an earlier epoch becomes the previous user's.
+    private func retire(epoch now: Int) {
+        guard let current, currentEpoch != now else { return }
+        previous = current
+        self.current = nil
     }
 
     /// Forgets the token after a 401, so the next `token()` fetches a new one.

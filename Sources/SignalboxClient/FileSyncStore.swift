@@ -35,7 +35,19 @@ public struct FileSyncStore: SyncStore {
         let result = try body(&state)
         // A new store is written at once, so its installation id is the one every later reader sees.
         if created || state != stored { try write(state) }
+        if created { excludeFromBackup() }
         return result
+    }
+
+    /// The store is this device's: restored from a backup onto another phone it would give both phones one
+    /// installation id, so the restored phone starts a new installation instead (Apple platforms).
+    private func excludeFromBackup() {
+        #if canImport(Darwin)
+        var values = URLResourceValues()
+        values.isExcludedFromBackup = true
+        var url = directory
+        try? url.setResourceValues(values)
+        #endif
     }
 
     /// The stored state, or a new one (`created`) only when there is no file at all.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a registration did not reach the server.
-public struct SyncError: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct SyncError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     public var key: String
     /// The HTTP status, or `nil` for a network failure.
     public var status: Int?

@@ -61,7 +61,7 @@ extension SyncQueue {
             if state.lastError?.key == pick.key { state.lastError = nil }
             report.acknowledged.append(pick.key)
             guard current else { return false }
-            if case .enumeratorGone = pick.snapshot {
+            if pick.snapshot.isRemoval {
                 state.entries[pick.key] = nil
             } else {
                 state.entries[pick.key]?.acknowledgedRevision = pick.revision
@@ -86,6 +86,16 @@ extension SyncQueue {
             round.reinstalled.insert(pick.key)
             state.entries["installation"]?.acknowledgedRevision = nil
             if pick.snapshot.isEnumerator { state.entries["file-provider"]?.acknowledgedRevision = nil }
+            return false
+        case .ownedByAnotherUser(let message):
+            // Once per round: a second refusal under a fresh id is not about the id.
+            guard !round.movedInstallation else {
+                if current { state.entries[pick.key]?.refusedRevision = pick.revision }
+                fail(403, anotherUserCode, message)
+                return false
+            }
+            round.movedInstallation = true
+            state.moveToNewInstallation(configuration.makeInstallationId(), keepingInstallation: true)
             return false
         case .unauthorized(let message):
             guard round.refreshedCredentials else {

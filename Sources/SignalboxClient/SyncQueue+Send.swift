@@ -8,6 +8,9 @@ extension SyncQueue {
         /// 409 `stale_revision`: the server holds this newer revision.
         case superseded(Int64)
         case notFound(String)
+        /// 403 `installation_of_another_user`: the id is registered to another user (a user switch in another
+        /// process, a restored backup); this device needs an installation of its own.
+        case ownedByAnotherUser(String)
         case unauthorized(String)
         /// 400, 403, 413 and other refusals that sending again cannot change.
         case refused(status: Int, code: String, message: String)
@@ -43,8 +46,12 @@ extension SyncQueue {
         case 401:
             await credentials.invalidate(token)
             return .unauthorized(message)
+        case 404 where pick.snapshot.isRemoval && pick.snapshot.key == "file-provider":
+            return .acknowledged
         case 404:
             return .notFound(message)
+        case 403 where code == Self.anotherUserCode:
+            return .ownedByAnotherUser(message)
         case 409 where detail?.currentRevision != nil:
             guard let current = detail?.currentRevision, current > pick.revision else { return .acknowledged }
             return .superseded(current)
@@ -88,14 +95,28 @@ extension SyncQueue {
             method = "DELETE"
             query = "?revision=\(pick.revision)"
             body = nil
+        case .fileProviderGone:
+            path.append("file-provider")
+            method = "DELETE"
+            query = "?revision=\(pick.revision)"
+            body = nil
         }
-        let encoded = path.map { $0.addingPercentEncoding(withAllowedCharacters: Self.segment) ?? $0 }.joined(separator: "/")
-        let base = configuration.baseURL.absoluteString.hasSuffix("/") ? String(configuration.baseURL.absoluteString.dropLast()) : configuration.baseURL.absoluteString
-        guard let url = URL(string: base + "/" + encoded + query) else { throw URLError(.badURL) }
+        let url = try url(path, query: query)
         var headers = ["Authorization": "Bearer " + token]
         if body != nil { headers["Content-Type"] = "application/json" }
         return HTTPRequestData(method: method, url: url, headers: headers, body: body)
     }
+
+    /// Signalbox's URL for the path segments, each percent-encoded.
+    func url(_ path: [String], query: String = "") throws -> URL {
+        let encoded = path.map { $0.addingPercentEncoding(withAllowedCharacters: Self.segment) ?? $0 }.joined(separator: "/")
+        let base = configuration.baseURL.absoluteString.hasSuffix("/") ? String(configuration.baseURL.absoluteString.dropLast()) : configuration.baseURL.absoluteString
+        guard let url = URL(string: base + "/" + encoded + query) else { throw URLError(.badURL) }
+        return url
+    }
+
+    /// The server's error code for an installation id registered to another user.
+    static let anotherUserCode = "installation_of_another_user"
 
     /// Characters a path segment keeps as they are (RFC 3986 unreserved).
     private static let segment = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")

@@ -14,6 +14,8 @@ public final class SyncQueue: Sendable {
         public var backoff = Backoff()
         /// How long a process may hold a key it is sending before another process may send it.
         public var sendingTimeout: TimeInterval = 60
+        /// The id of a new installation (after a sign-out, a user change, or another user's installation).
+        public var makeInstallationId: @Sendable () -> String = { UUID().uuidString.lowercased() }
 
         public init(baseURL: URL, appId: String) {
             self.baseURL = baseURL
@@ -39,16 +41,30 @@ public final class SyncQueue: Sendable {
     }
 
     /// Makes `snapshot` the latest for its key. An unchanged snapshot changes nothing (it is not sent again).
+    /// An installation whose user differs from the one registered before starts a new installation id (the old id
+    /// stays the other user's; the device's tokens move to the new one when it registers them), and the device
+    /// JWT of the previous user is not used again.
     public func set(_ snapshot: RegistrationSnapshot) throws {
-        try store.update { state in
-            if let entry = state.entries[snapshot.key], entry.snapshot == snapshot { return }
+        let switched = try store.update { state in
+            if let entry = state.entries[snapshot.key], entry.snapshot == snapshot { return false }
+            var switched = false
+            if case .installation(let new) = snapshot, case .installation(let old)? = state.entries["installation"]?.snapshot,
+                old.userId != new.userId {
+                switched = true
+                if let previous = old.userId, new.userId != nil, previous != new.userId {
+                    state.abandonedInstallationIds = (state.abandonedInstallationIds ?? []) + [state.installationId]
+                    state.moveToNewInstallation(configuration.makeInstallationId(), keepingInstallation: false)
+                }
+            }
             var entry = state.entries[snapshot.key] ?? SyncEntry(snapshot: snapshot, revision: 0)
             entry.snapshot = snapshot
             entry.revision = state.nextRevision
             entry.sendingUntil = nil
             state.nextRevision += 1
             state.entries[snapshot.key] = entry
+            return switched
         }
+        if switched { credentials.forgetToken() }
     }
 
     /// The state as stored now.
@@ -61,6 +77,7 @@ public final class SyncQueue: Sendable {
     @discardableResult
     public func sync() async throws -> SyncReport {
         var report = SyncReport()
+        try await deleteAbandonedInstallations(&report)
         var round = Round()
         for _ in 0..<64 {
             let now = clock.now

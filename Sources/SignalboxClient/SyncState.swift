@@ -12,6 +12,32 @@ public struct SyncState: Sendable, Hashable, Codable {
     public var failures: Int = 0
     /// The last refusal or failure, for the app to show or log.
     public var lastError: SyncError?
+    /// Installations of a previous user on this device (a user switch without `signOut()`), deleted with that
+    /// user's last device JWT when this process still has it. Optional so stores written before it still read.
+    public var abandonedInstallationIds: [String]?
 
     public init(installationId: String) { self.installationId = installationId }
+}
+
+extension SyncState {
+    /// Continues under a new installation id: nothing is acknowledged there yet, and removals of the old one's
+    /// registrations are moot. Token registrations stay (the tokens are this device's), and so does the installation
+    /// snapshot when `keepingInstallation`; enumerator leases stay too, and lapse or renew as before.
+    mutating func moveToNewInstallation(_ id: String, keepingInstallation: Bool) {
+        installationId = id
+        for (key, entry) in entries {
+            let keep = entry.snapshot.holdsToken || entry.snapshot.isEnumerator && !entry.snapshot.isRemoval
+                || keepingInstallation && key == "installation"
+            guard keep else {
+                entries[key] = nil
+                continue
+            }
+            entries[key]?.acknowledgedRevision = nil
+            entries[key]?.acknowledgedAt = nil
+            entries[key]?.refusedRevision = nil
+        }
+        retryAt = nil
+        failures = 0
+        lastError = nil
+    }
 }

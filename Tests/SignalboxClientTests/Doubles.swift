@@ -13,11 +13,15 @@ struct QueueFixture {
     let queue: SyncQueue
     let fetches = Box(0)
 
-    init(transport: MemoryTransport = MemoryTransport(), store: any SyncStore = MemorySyncStore(installationId: "inst-1")) {
+    init(
+        transport: MemoryTransport = MemoryTransport(), store: any SyncStore = MemorySyncStore(installationId: "inst-1"),
+        makeInstallationId: (@Sendable () -> String)? = nil
+    ) {
         self.transport = transport
         self.store = store
         var configuration = SyncQueue.Configuration(baseURL: URL(string: "http://signalbox.test")!, appId: "app-1")
         configuration.backoff = Backoff(base: 2, cap: 600, random: { 0 })
+        if let makeInstallationId { configuration.makeInstallationId = makeInstallationId }
         let counter = fetches
         let manual = self.clock
         let credentials = DeviceCredentials(clock: manual) {

@@ -52,6 +52,12 @@ struct InstallationRoutes {
             )
             return Response(status: .noContent)
         }
+        installation.delete("file-provider") { request, context in
+            let (appId, installationId) = try await authorizeOwner(request, context)
+            let revision = try Validate.revision(query: try request.query(allowing: ["revision"])["revision"])
+            _ = try await dependencies.store.deleteFileProvider(appId: appId, installationId: installationId, now: dependencies.now(), revision: revision)
+            return Response(status: .noContent)
+        }
         let enumerator = installation.group("file-provider/domains/:domainId/enumerators/:containerId")
         enumerator.put { request, context in
             let (appId, installationId, principal) = try await authorizeOwnerPrincipal(request, context)
@@ -82,6 +88,9 @@ struct InstallationRoutes {
 
     private var limit: Int { dependencies.configuration.bodyLimit }
 
+    /// The 403 for an installation id registered to another user: the SDK answers it with a new installation id.
+    static let anotherUserCode = "installation_of_another_user"
+
     private func putInstallation(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let ((appId, installationId), principal) = try await authorize(request, context, deviceAllowed: true)
         var request = request
@@ -99,7 +108,7 @@ struct InstallationRoutes {
             throw APIError(.forbidden, "forbidden", "a device may only register installations of its own user (the token's sub)")
         }
         if case .some(let owner) = try await dependencies.store.installationUser(appId: appId, id: installationId), owner != userId {
-            throw APIError(.forbidden, "forbidden", "this installation belongs to another user")
+            throw APIError(.forbidden, Self.anotherUserCode, "this installation belongs to another user")
         }
         let installation = try Validate.installation(body, id: installationId, defaultEnvironment: app.environment)
         // Channels are vouched for by the backend: only those in the token's `channels` claim.
@@ -137,7 +146,7 @@ struct InstallationRoutes {
         guard let owner = try await dependencies.store.installationUser(appId: appId, id: installationId) else {
             throw APIError.notFound("installation \(installationId) is not registered; PUT it first")
         }
-        guard owner == userId else { throw APIError(.forbidden, "forbidden", "this installation belongs to another user") }
+        guard owner == userId else { throw APIError(.forbidden, Self.anotherUserCode, "this installation belongs to another user") }
         return (appId, installationId, principal)
     }
 

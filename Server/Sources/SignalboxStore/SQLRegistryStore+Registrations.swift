@@ -2,6 +2,7 @@ import Foundation
 import SQLKit
 import SignalboxAPI
 import SignalboxModel
+import Synchronization
 
 extension SQLRegistryStore {
     public func installationUser(appId: String, id: String) async throws -> String?? {
@@ -110,6 +111,19 @@ extension SQLRegistryStore {
             let stale = kept.isEmpty ? "" : " AND domain_id NOT IN (\(kept))"
             try await db.raw("DELETE FROM enumerators WHERE \(unsafeRaw: key)\(unsafeRaw: stale)").run()
         }
+    }
+
+    public func deleteFileProvider(appId: String, installationId: String, now: Date, revision: Int64?) async throws -> Bool {
+        let claim = revision.map { RevisionClaim(resource: "file-provider", revision: $0) }
+        let existed = Mutex(false)
+        try await writeRegistration(appId: appId, installationId: installationId, now: now, claim: claim) { db, key in
+            let found = try await db.raw("SELECT push_token FROM file_provider_tokens WHERE \(unsafeRaw: key)").first() != nil
+            for table in ["file_provider_tokens", "file_provider_domains", "enumerators"] {
+                try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE \(unsafeRaw: key)").run()
+            }
+            existed.withLock { $0 = found }
+        }
+        return existed.withLock { $0 }
     }
 
     public func putEnumerator(appId: String, installationId: String, _ enumerator: Enumerator, now: Date, maxLive: Int?, revision: Int64?) async throws {

@@ -1,12 +1,17 @@
+#if os(Linux)
+import AppleFrameworkStubs
 import ArgumentParser
 import Foundation
 import SignalboxAPI
 import SignalboxClient
+import SignalboxClientApple
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Runs `simulate-device` steps: installations, their sync, the simulator's pushes, backend events.
+/// Runs `simulate-device` steps: each phone acts through SignalboxClientApple (its handlers, delegates, reconcile
+/// and enumerators, called as the system would through the stubs' runtime), syncs with the server, and shows the
+/// pushes the APNs simulator accepted for its tokens; `event` steps post as the app's backend.
 struct DevicePlayer {
     let base: URL
     let appId: String
@@ -38,35 +43,51 @@ struct DevicePlayer {
 
     mutating func perform(_ step: DeviceStep) async throws {
         let device = installation(step.installation)
+        device.activate()
         switch step.action {
         case .installation(let request):
             device.user.value = (request.userId ?? "device", request.channels)
-            try device.queue.set(.installation(request))
-            print("[\(device.name)] installation \(try device.queue.installationId()) user \(request.userId ?? "-") channels \(request.channels)")
+            try device.app.setInstallation(userId: request.userId, channels: request.channels)
+            print("[\(device.name)] installation \(try device.app.queue.installationId()) user \(request.userId ?? "-") channels \(request.channels)")
         case .widgets(let request):
             let kinds = request.widgets.map { "\($0.kind) (\($0.family))" }.joined(separator: ", ")
             device.registrations.value[request.pushToken.lowercased()] = "widgets \(kinds)"
-            try device.queue.set(.widgets(request))
-            print("[\(device.name)] widgets token \(request.pushToken): \(kinds)")
+            let widgets = try request.widgets.map { widget in
+                guard let family = Self.families[widget.family] else { throw ValidationError("unknown widget family \(widget.family)") }
+                return (kind: widget.kind, family: family, configuration: widget.configuration)
+            }
+            device.widgetsChanged(token: try Self.data(hex: request.pushToken), widgets)
+            print("[\(device.name)] WidgetKit → push handler: token \(request.pushToken), widgets \(kinds)")
         case .controls(let request):
             for control in request.controls {
                 device.registrations.value[control.pushToken.lowercased()] = "control \(control.kind) \(Self.describe(control.configuration))"
             }
-            try device.queue.set(.controls(request))
-            print("[\(device.name)] controls: \(request.controls.map { "\($0.kind) \(Self.describe($0.configuration))" }.joined(separator: ", "))")
+            device.controlsChanged(try request.controls.map { ($0.kind, $0.configuration, try Self.data(hex: $0.pushToken)) })
+            print("[\(device.name)] ControlCenter → push handler: \(request.controls.map { "\($0.kind) \(Self.describe($0.configuration))" }.joined(separator: ", "))")
         case .fileProvider(let request):
             device.registrations.value[request.pushToken.lowercased()] = "File Provider"
-            try device.queue.set(.fileProvider(request))
-            print("[\(device.name)] File Provider token \(request.pushToken): domains \(request.domains.map { $0.replicated ? "\($0.id) (replicated)" : $0.id })")
+            device.fileProviderToken(try Self.data(hex: request.pushToken), domains: request.domains)
+            print("[\(device.name)] PushKit → delegate: File Provider token \(request.pushToken), domains \(request.domains.map { $0.replicated ? "\($0.id) (replicated)" : $0.id })")
         case .open(let domain, let container):
-            let leased = try await device.leases.value?.open(domain: domain, container: container) ?? false
-            print("[\(device.name)] enumerator opened for \(domain)/\(Self.name(container))" + (leased ? ", leased for \(leaseSeconds) s" : ", no lease (always pushed)"))
+            let leased = await device.open(domain: domain, container: container)
+            let kind = device.domains.first { $0.id == domain }?.replicated == true ? "replicated domain: " : ""
+            print("[\(device.name)] enumerator opened for \(domain)/\(Self.name(container))" + (leased ? ", leased for \(leaseSeconds) s" : ", no lease (\(kind)always pushed)"))
         case .close(let domain, let container):
-            try await device.leases.value?.invalidate(domain: domain, container: container)
+            await device.close(domain: domain, container: container)
             print("[\(device.name)] enumerator invalidated for \(domain)/\(Self.name(container))")
         case .extensionExits:
-            device.leases.value = nil
+            device.extensionExits()
             print("[\(device.name)] the File Provider extension exits: its leases are no longer renewed")
+        case .tokenInvalidated:
+            device.fileProviderTokenInvalidated()
+            print("[\(device.name)] PushKit → delegate: the File Provider token was invalidated")
+        case .reconcile:
+            try await device.app.reconcile()
+            print("[\(device.name)] reconcile: WidgetCenter and ControlCenter read again")
+        case .signOut:
+            let old = try device.app.queue.installationId()
+            try await device.app.signOut()
+            print("[\(device.name)] signed out: installation \(old) deleted, now \(try device.app.queue.installationId()) (no user)")
         case .offline:
             device.network.online.value = false
             print("[\(device.name)] offline")
@@ -74,7 +95,7 @@ struct DevicePlayer {
             device.network.online.value = true
             print("[\(device.name)] online")
         case .sync:
-            try await sync(device)
+            try await syncUntilSent(device)
         case .wait(let seconds):
             try await run(for: seconds)
         case .say(let text):
@@ -82,6 +103,24 @@ struct DevicePlayer {
         case .event(let json):
             try await post(event: json)
         }
+    }
+
+    /// WidgetKit's families by case name, as the glue sends them.
+    static let families: [String: WidgetFamily] = [
+        "systemSmall": .systemSmall, "systemMedium": .systemMedium, "systemLarge": .systemLarge, "systemExtraLarge": .systemExtraLarge,
+        "systemExtraLargePortrait": .systemExtraLargePortrait, "accessoryCorner": .accessoryCorner,
+        "accessoryCircular": .accessoryCircular, "accessoryRectangular": .accessoryRectangular, "accessoryInline": .accessoryInline,
+    ]
+
+    static func data(hex: String) throws -> Data {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { throw ValidationError("a token is an even number of hex digits: \(hex)") }
+        return Data(try stride(from: 0, to: digits.count, by: 2).map { index in
+            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
+                throw ValidationError("not a hex token: \(hex)")
+            }
+            return byte
+        })
     }
 
     /// Syncs every online installation until nothing is left to send (another process sharing a store may
@@ -101,8 +140,21 @@ struct DevicePlayer {
         try await run(for: 1)
     }
 
+    /// Syncs until nothing of the device is left to send (a handler's own sync may be holding a key; 10 s at most).
+    private func syncUntilSent(_ device: SimulatedInstallation) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            try await sync(device)
+            guard try Self.hasPending(device), device.network.online.value else { return }
+            try await Task.sleep(for: .milliseconds(50))
+        } while Date() < deadline
+    }
+
+    /// Whether the device has something it can send: nothing goes before an installation is set.
     private static func hasPending(_ device: SimulatedInstallation) throws -> Bool {
-        try device.queue.state().entries.values.contains { $0.acknowledgedRevision != $0.revision && $0.refusedRevision != $0.revision }
+        let entries = try device.app.queue.state().entries
+        guard entries["installation"] != nil else { return false }
+        return entries.values.contains { $0.acknowledgedRevision != $0.revision && $0.refusedRevision != $0.revision }
     }
 
     private mutating func installation(_ name: String) -> SimulatedInstallation {
@@ -116,19 +168,19 @@ struct DevicePlayer {
     }
 
     private func sync(_ device: SimulatedInstallation) async throws {
-        let report = try await device.queue.sync()
+        let report = try await device.app.queue.sync()
         if !report.acknowledged.isEmpty { print("[\(device.name)] synced: \(report.acknowledged.joined(separator: ", "))") }
         for error in report.errors { print("[\(device.name)] not synced: \(error)") }
     }
 
-    /// For `seconds`: renews leases, syncs what is due, prints pushes for online installations.
+    /// For `seconds`: syncs what is due, prints pushes for online installations (a File Provider extension that
+    /// is awake renews its leases itself, in the glue).
     private mutating func run(for seconds: Double) async throws {
         let end = Date().addingTimeInterval(seconds)
         repeat {
             for name in order {
                 let device = installations[name]!
-                try await device.leases.value?.renewDue()
-                if try Self.hasPending(device), device.network.online.value, try device.queue.state().retryAt.map({ $0 <= Date() }) ?? true { try await sync(device) }
+                if try Self.hasPending(device), device.network.online.value, try device.app.queue.state().retryAt.map({ $0 <= Date() }) ?? true { try await sync(device) }
             }
             try await readPushes()
             try await Task.sleep(for: .milliseconds(200))
@@ -211,3 +263,4 @@ struct DevicePlayer {
 
     static func name(_ container: String) -> String { container == EnumeratorLeases.workingSet ? "working set" : container }
 }
+#endif

@@ -8,7 +8,8 @@ import SignalboxAPI
 ///     controls com.example.garage.door{door=north}:d0e50001
 ///     widgets c0ffee00 Caffeine/systemSmall
 ///     file-provider f11e0001 acct-7 photos:replicated
-///     open acct-7 folder-123          close acct-7 folder-123          extension-exits
+///     open acct-7 folder-123          close acct-7 folder-123          extension-exits     token-invalidated
+///     reconcile     sign-out
 ///     offline     online     sync     wait 3     say text     event {"target":…,"audience":…}
 struct DeviceStep: Sendable {
     enum Action: Sendable {
@@ -19,6 +20,11 @@ struct DeviceStep: Sendable {
         case open(domain: String, container: String)
         case close(domain: String, container: String)
         case extensionExits
+        /// PushKit invalidates the File Provider token.
+        case tokenInvalidated
+        /// The app comes to the foreground: `SignalboxApple.reconcile()`.
+        case reconcile
+        case signOut
         case offline, online, sync
         case wait(seconds: Double)
         case say(String)
@@ -89,6 +95,9 @@ struct DeviceStep: Sendable {
             let container = words[1] == "working-set" ? "NSFileProviderWorkingSetContainerItemIdentifier" : words[1]
             return verb == "open" ? .open(domain: words[0], container: container) : .close(domain: words[0], container: container)
         case "extension-exits": return .extensionExits
+        case "token-invalidated": return .tokenInvalidated
+        case "reconcile": return .reconcile
+        case "sign-out": return .signOut
         case "offline": return .offline
         case "online": return .online
         case "sync": return .sync

@@ -1,3 +1,4 @@
+#if os(Linux)
 import ArgumentParser
 import Foundation
 import SignalboxAPI
@@ -6,15 +7,18 @@ import SignalboxClient
 import FoundationNetworking
 #endif
 
-/// `signalbox simulate-device`: plays app installations with SignalboxClient against a running Signalbox,
-/// reads the pushes the APNs simulator accepted for their tokens, and prints what each would reload.
+/// `signalbox simulate-device`: plays phones running SignalboxClientApple (its handlers, delegates and enumerators,
+/// driven through the Linux stubs' runtime) against a running Signalbox, reads the pushes the APNs simulator
+/// accepted for their tokens, and prints what each would reload. Linux only: on Apple platforms the glue links the
+/// real frameworks, which a command-line process cannot drive.
 struct SimulateDeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate-device",
         abstract: "Play app installations (widgets, controls, File Provider) from a script and print what each push reloads.",
         discussion: """
             The script has one step per line (see DeviceScript.swift): installation, widgets, controls, file-provider,
-            open/close DOMAIN CONTAINER, extension-exits, offline, online, sync, wait SECONDS, say TEXT, and
+            open/close DOMAIN CONTAINER, extension-exits, token-invalidated, reconcile, sign-out, offline, online,
+            sync, wait SECONDS, say TEXT, and
             event JSON (posted with --server-key, as the app's backend would). `@name` before a step picks the installation.
             """
     )
@@ -51,3 +55,15 @@ struct SimulateDeviceCommand: AsyncParsableCommand {
         try await player.settle()
     }
 }
+#else
+import ArgumentParser
+
+/// `signalbox simulate-device` drives SignalboxClientApple through the Linux stubs' runtime; elsewhere it only says so.
+struct SimulateDeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate-device", abstract: "Play app installations from a script (Linux only: it drives the SDK's Linux stubs)."
+    )
+
+    func run() async throws { throw ValidationError("simulate-device runs on Linux (e.g. in a container): it drives the SDK through its Linux stubs") }
+}
+#endif

@@ -43,6 +43,9 @@ public protocol RegistryStore: Sendable {
     /// - Throws: `StoreError.notFound` when the installation does not exist.
     /// A token held by another installation of the app moves here. An older `revision` throws `StoreError.conflict`.
     func putFileProvider(appId: String, installationId: String, _ registration: FileProviderRegistration, now: Date, revision: Int64?) async throws
+    /// Removes the File Provider token with its domains and enumerators; shares the `file-provider` revision with
+    /// `putFileProvider`. - Returns: whether there was one. - Throws: `StoreError.notFound` for an unknown installation.
+    func deleteFileProvider(appId: String, installationId: String, now: Date, revision: Int64?) async throws -> Bool
     /// Starts or renews an enumerator lease; a new one is refused with `StoreError.quotaExceeded` when the
     /// installation already has `maxLive` live ones (`nil`: no limit).
     /// - Throws: `StoreError.notFound` for an unknown installation or domain.

@@ -153,10 +153,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the test targets share: child processes that never outlive the test run.
+        .target(name: "SignalboxTestSupport", path: "Tests/SignalboxTestSupport"),
         // The SDK driven against a real server process (the root package's own tests need no server).
         .testTarget(
             name: "ClientLiveTests",
             dependencies: [
+                "SignalboxTestSupport",
                 .product(name: "SignalboxClient", package: sdk),
                 .product(name: "SignalboxClientTesting", package: sdk),
                 .product(name: "SignalboxAPI", package: sdk),
@@ -193,6 +196,7 @@ let package = Package(
         .testTarget(
             name: "SignalboxServerTests",
             dependencies: [
+                "SignalboxTestSupport",
                 "SignalboxModel", "SignalboxStore", "SignalboxServer", "SignalboxDelivery",
                 .product(name: "SignalboxAPI", package: sdk),
                 "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator",

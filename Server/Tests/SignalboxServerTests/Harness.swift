@@ -24,13 +24,12 @@ struct Harness {
     ) async throws -> Harness {
         var configuration = ServerConfiguration()
         configure(&configuration)
+        // Everything that can throw comes before the store is opened: `run` closes it.
+        let secrets = try SecretBox(masterKey: masterKey ?? Secret.randomBytes(32))
         let store = if let store { store } else { try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store")) }
         let clock = TestClock()
         let harness = Harness(
-            dependencies: APIDependencies(
-                configuration: configuration, store: store, adminKey: adminKey,
-                secrets: try SecretBox(masterKey: masterKey ?? Secret.randomBytes(32)), now: { clock.now }
-            ),
+            dependencies: APIDependencies(configuration: configuration, store: store, adminKey: adminKey, secrets: secrets, now: { clock.now }),
             clock: clock
         )
         return harness
@@ -44,7 +43,7 @@ struct Harness {
         do {
             try await app.test(.router) { client in try await body(APIClient(client: client)) }
         } catch {
-            try await (dependencies.store as? SQLRegistryStore)?.close()
+            try? await (dependencies.store as? SQLRegistryStore)?.close()
             throw error
         }
         try await (dependencies.store as? SQLRegistryStore)?.close()

@@ -29,7 +29,10 @@ struct Harness {
         let store = if let store { store } else { try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store")) }
         let clock = TestClock()
         let harness = Harness(
-            dependencies: APIDependencies(configuration: configuration, store: store, adminKey: adminKey, secrets: secrets, now: { clock.now }),
+            dependencies: APIDependencies(
+                configuration: configuration, store: store, dashboardSessions: store.dashboardSessions, adminKey: adminKey, secrets: secrets,
+                now: { clock.now }
+            ),
             clock: clock
         )
         return harness

@@ -135,12 +135,11 @@ let package = Package(
             // The API's contract, served at /openapi.json and compiled into the binary.
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
-        // The CLI: serve, simulate-apns, send, apps.
+        // The CLI operators and app developers use: serve, apps, send, simulate-apns, simulate-device.
         .executableTarget(
             name: "signalbox",
             dependencies: [
-                "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer", "SignalboxDelivery",
-                "SignalboxModel", "SignalboxStore",
+                "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer",
                 .product(name: "SignalboxAPI", package: sdk),
                 .product(name: "SignalboxClient", package: sdk),
                 .product(name: "SignalboxClientApple", package: sdk),
@@ -155,10 +154,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the test targets share: child processes that never outlive the test run.
+        .target(name: "SignalboxTestSupport", path: "Tests/SignalboxTestSupport"),
+        // The lab, not shipped: benchmarks and fault injection (`signalbox-bench`). No declared product; it starts
+        // the `signalbox` built beside it as server and simulator.
+        .executableTarget(
+            name: "signalbox-bench",
+            dependencies: [
+                "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer", "SignalboxModel", "SignalboxStore",
+                .product(name: "SignalboxAPI", package: sdk),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The SDK driven against a real server process (the root package's own tests need no server).
         .testTarget(
             name: "ClientLiveTests",
             dependencies: [
+                "SignalboxTestSupport",
                 .product(name: "SignalboxClient", package: sdk),
                 .product(name: "SignalboxClientTesting", package: sdk),
                 .product(name: "SignalboxAPI", package: sdk),
@@ -195,6 +209,7 @@ let package = Package(
         .testTarget(
             name: "SignalboxServerTests",
             dependencies: [
+                "SignalboxTestSupport",
                 "SignalboxModel", "SignalboxStore", "SignalboxServer", "SignalboxDelivery",
                 .product(name: "SignalboxAPI", package: sdk),
                 "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator",
@@ -205,6 +220,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
     ]

@@ -14,6 +14,8 @@ public typealias SignalboxStorage = RegistryStore & DeliveryStore & SharedProvid
 public struct APIDependencies: Sendable {
     public let configuration: ServerConfiguration
     public let store: any SignalboxStorage
+    /// The dashboard's sessions (in the database, so every instance shares them).
+    let dashboardSessions: any DashboardSessionStore
     public let secrets: SecretBox
     public let signals: DeliverySignals
     let sender: PushSender?
@@ -26,12 +28,13 @@ public struct APIDependencies: Sendable {
     let auth: Authenticator
 
     public init(
-        configuration: ServerConfiguration, store: any SignalboxStorage, adminKey: String, secrets: SecretBox,
-        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), transport: (any APNsTransport)? = nil,
+        configuration: ServerConfiguration, store: any SignalboxStorage, dashboardSessions: any DashboardSessionStore, adminKey: String,
+        secrets: SecretBox, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), transport: (any APNsTransport)? = nil,
         onCredentialsLoaded: @escaping @Sendable (SigningKey) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
         self.store = store
+        self.dashboardSessions = dashboardSessions
         self.secrets = secrets
         signals = DeliverySignals()
         let credentials = AppCredentials(store: store, secrets: secrets, now: now, onLoad: onCredentialsLoaded)

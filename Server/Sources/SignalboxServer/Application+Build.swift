@@ -43,8 +43,8 @@ public func buildApplication(
     }
     try await resealLegacySecrets(store: store, secrets: secrets, logger: logger)
     let dependencies = APIDependencies(
-        configuration: configuration, store: store, adminKey: adminKey, secrets: secrets, metrics: metrics, transport: transport,
-        onCredentialsLoaded: onCredentialsLoaded, now: clock.now
+        configuration: configuration, store: store, dashboardSessions: store.dashboardSessions, adminKey: adminKey, secrets: secrets,
+        metrics: metrics, transport: transport, onCredentialsLoaded: onCredentialsLoaded, now: clock.now
     )
     var services: [any Service] = [
         StoreService(store: store),

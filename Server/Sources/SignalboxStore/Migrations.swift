@@ -186,6 +186,18 @@ enum Migrations {
             "DROP INDEX installations_user",
             "CREATE INDEX installations_user ON installations (app_id, user_id, installation_id)",
         ],
+        [
+            // The dashboard's sessions, shared by every instance and kept across restarts: a hash of the cookie's
+            // secret, who signed in (`owner` empty for the admin key, else the app id, with its server key's hash
+            // at sign-in) and when the session ends. Expired rows are removed at each sign-in.
+            """
+            CREATE TABLE dashboard_sessions (
+                secret_hash TEXT PRIMARY KEY, owner TEXT NOT NULL, server_key_hash TEXT,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX dashboard_sessions_owner ON dashboard_sessions (owner, created_at)",
+            "CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at)",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.

@@ -10,14 +10,20 @@ public enum SQLiteRegistryStore {
         var sqlLogger = logger
         sqlLogger.logLevel = max(logger.logLevel, .info)
         let connection = try await SQLiteConnection.open(storage: path.map { .file(path: $0) } ?? .memory, logger: sqlLogger)
+        // The future's close, not the async one: the async one throws when the task is cancelled (a server stopped by
+        // cancellation, a failed test), and an unclosed connection's deinit stops the whole process.
+        let close: @Sendable () async throws -> Void = { try await connection.close().get() }
         let database = connection.sql()
-        for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"] {
-            try await database.raw(SQLQueryString(pragma)).run()
+        let store = SQLRegistryStore(connector: SQLiteConnector(database: database, closeConnection: close), deliveryLog: deliveryLog)
+        do {
+            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"] {
+                try await database.raw(SQLQueryString(pragma)).run()
+            }
+            try await store.migrate()
+        } catch {
+            try? await close()
+            throw error
         }
-        let store = SQLRegistryStore(
-            connector: SQLiteConnector(database: database, closeConnection: { try await connection.close() }), deliveryLog: deliveryLog
-        )
-        try await store.migrate()
         return store
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import SignalboxClient
 import SignalboxClientTesting
+import SignalboxTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -31,6 +32,18 @@ final class LiveServer {
         process.standardOutput = output
         process.standardError = output
         try process.run()
+        OrphanGuard.watch(process.processIdentifier)
+        do {
+            return try await started(process, output: output, directory: directory)
+        } catch {
+            OrphanGuard.stop(process, signal: SIGKILL)
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    /// Reads the port `process` listens on and creates the app.
+    private static func started(_ process: Process, output: Pipe, directory: String) async throws -> LiveServer {
         var printed = ""
         var port: Int?
         let regex = try NSRegularExpression(pattern: #"listening on 127\.0\.0\.1:(\d+)"#)
@@ -65,10 +78,12 @@ final class LiveServer {
     }
 
     func stop() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        OrphanGuard.stop(process)
         try? FileManager.default.removeItem(atPath: directory)
     }
+
+    /// A test that threw before its `defer { stop() }` still ends the server.
+    deinit { OrphanGuard.stop(process, signal: SIGKILL) }
 
     /// The installation as the server holds it (server key).
     func installation(_ id: String) async throws -> (status: Int, json: [String: Any]) {

@@ -1,5 +1,6 @@
 import Foundation
 import SignalboxAPI
+import SignalboxTestSupport
 import Testing
 @testable import SignalboxClient
 import SignalboxClientTesting
@@ -112,11 +113,15 @@ import SignalboxClientTesting
             ]
             process.standardOutput = FileHandle.nullDevice
             try process.run()
+            OrphanGuard.watch(process.processIdentifier)
             processes.append(process)
         }
+        defer { for process in processes { OrphanGuard.stop(process, signal: SIGKILL) } }
         for process in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            // A generous bound: a device that hangs fails the test instead of holding the run.
+            OrphanGuard.waitForExit(process, timeout: .seconds(120))
+            OrphanGuard.stop(process, signal: SIGKILL)
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         }
         // Both processes played the installation named "device": one store, one installation id.
         let store = FileSyncStore(directory: root.appendingPathComponent("device"))

@@ -1,10 +1,12 @@
 import Foundation
+import SignalboxTestSupport
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A `signalbox` child process whose output the test reads; killed with SIGKILL or SIGTERM.
+/// A `signalbox` child process whose output the test reads; killed with SIGKILL or SIGTERM, and in any case when
+/// the value goes away or the test process ends.
 final class ChildProcess: Sendable {
     private let process: Process
     private let output = Mutex("")
@@ -28,7 +30,11 @@ final class ChildProcess: Sendable {
             self?.output.withLock { $0 += chunk }
         }
         try process.run()
+        OrphanGuard.watch(process.processIdentifier)
     }
+
+    /// A test that lost its child (a thrown error before its `defer`) still ends it.
+    deinit { OrphanGuard.stop(process, signal: SIGKILL) }
 
     /// Waits for output matching `pattern` and returns its first capture group.
     func waitFor(_ pattern: String, timeout: Duration = .seconds(30)) async throws -> String {
@@ -57,10 +63,9 @@ final class ChildProcess: Sendable {
         return process.isRunning ? nil : process.terminationStatus
     }
 
+    /// Sends `signal` and waits until the process has ended (SIGKILL after 20 s if it ignores the signal).
     func kill(_ signal: Int32 = SIGKILL) {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+        OrphanGuard.stop(process, signal: signal)
     }
 }
 

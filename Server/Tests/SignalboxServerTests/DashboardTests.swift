@@ -4,6 +4,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import SignalboxServer
+@testable import SignalboxStore
+import SQLKit
 import Testing
 
 /// The dashboard's sessions, CSRF tokens and access rules, through the router (the browser test covers the pages).
@@ -185,16 +187,51 @@ import Testing
     }
 }
 
-/// One principal's sign-ins evict only its own sessions (`DashboardSessions.capacityPerPrincipal`).
-@Suite struct DashboardSessionCapTests {
-    @Test func signingInAgainAndAgainWithAnAppKeyNeverSignsTheAdminOut() {
-        let sessions = DashboardSessions()
-        let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let admin = sessions.start(.admin, now: now).id
-        let app = DashboardPrincipal.app(id: "a", keyHash: "h")
-        let first = sessions.start(app, now: now + 1).id
-        for index in 0..<DashboardSessions.capacityPerPrincipal { _ = sessions.start(app, now: now + 2 + Double(index)) }
-        #expect(sessions.session(id: admin, now: now + 200) != nil, "the admin is still signed in")
-        #expect(sessions.session(id: first, now: now + 200) == nil, "the app's own oldest session went")
+/// The dashboard's sessions in the database, on each backend: one principal's sign-ins evict only its own
+/// sessions (`DashboardSessions.capacityPerPrincipal`), expired ones are refused and pruned, an ended one is gone,
+/// and the store holds no cookie value.
+@Suite struct DashboardSessionStoreTests {
+    @Test(arguments: Backend.available) func signingInAgainAndAgainWithAnAppKeyNeverSignsTheAdminOut(_ backend: Backend) async throws {
+        try await backend.withStore { store in
+            let sessions = DashboardSessions(store: store.dashboardSessions)
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let admin = try await sessions.start(.admin, now: now).id
+            let app = DashboardPrincipal.app(id: "a", keyHash: "h")
+            let first = try await sessions.start(app, now: now + 1).id
+            for index in 0..<DashboardSessions.capacityPerPrincipal { _ = try await sessions.start(app, now: now + 2 + Double(index)) }
+            #expect(try await sessions.session(id: admin, now: now + 200)?.principal == .admin, "the admin is still signed in")
+            #expect(try await sessions.session(id: first, now: now + 200) == nil, "the app's own oldest session went")
+            #expect(try await Self.rows(store) == DashboardSessions.capacityPerPrincipal + 1)
+        }
+    }
+
+    @Test(arguments: Backend.available) func expiredAndEndedSessionsAreRefusedAndExpiredOnesPruned(_ backend: Backend) async throws {
+        try await backend.withStore { store in
+            let sessions = DashboardSessions(store: store.dashboardSessions)
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let (old, started) = try await sessions.start(.app(id: "a", keyHash: "h"), now: now)
+            let live = try await sessions.session(id: old, now: now + 60)
+            #expect(live?.principal == .app(id: "a", keyHash: "h") && live?.csrfToken == started.csrfToken)
+            let later = now + DashboardSessions.lifetime
+            #expect(try await sessions.session(id: old, now: later) == nil, "expired at its end")
+            let (next, _) = try await sessions.start(.admin, now: later)
+            #expect(try await Self.rows(store) == 1, "the expired session was pruned at the next sign-in")
+            #expect(try await Self.stored(store).allSatisfy { !$0.contains(next) && !$0.contains(started.csrfToken) }, "only hashes are stored")
+            try await sessions.end(id: next)
+            #expect(try await sessions.session(id: next, now: later) == nil)
+            #expect(try await Self.rows(store) == 0)
+        }
+    }
+
+    static func rows(_ store: SQLRegistryStore) async throws -> Int {
+        try await stored(store).count
+    }
+
+    /// Every stored row, its columns joined.
+    static func stored(_ store: SQLRegistryStore) async throws -> [String] {
+        try await store.connector.withDatabase { db in
+            try await db.raw("SELECT secret_hash || ' ' || owner || ' ' || COALESCE(server_key_hash, '') AS line FROM dashboard_sessions").all()
+                .map { try $0.decode(column: "line", as: String.self) }
+        }
     }
 }

@@ -79,10 +79,27 @@ struct DeliveryHarness {
         }
     }
 
+    /// Polls `condition` until it gives a value. - Throws: when `timeout` passes first (a generous bound, not a window).
+    @discardableResult
+    func waitFor<T>(_ what: String, timeout: Duration = .seconds(60), _ condition: () async throws -> T?) async throws -> T {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let value = try await condition() { return value }
+            guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Tokens the simulator accepted, with how often.
     var acceptedTokens: [String: Int] { simulator.acceptedPushes.reduce(into: [:]) { $0[$1.token, default: 0] += 1 } }
 }
 
 func expectStatus(_ status: Int, _ reply: APIClient.Reply, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(reply.status == status, "\(reply.body)", sourceLocation: sourceLocation)
+}
+
+/// A condition a test waited on did not come within its (generous) limit.
+struct WaitTimedOut: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
 }

@@ -103,32 +103,33 @@ struct DeviceSecretTests {
         let deviceSecret = Secret.generate(prefix: "sbd_")
         let pem = P256.Signing.PrivateKey().pemRepresentation
         let appId = "legacy-app"
-        let store = try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store"))
-        try await store.createApp(
-            AppRecord(
-                id: appId, bundleId: "com.example.legacy", teamId: "TEAM123456", keyId: "KEY1234567", environment: .sandbox,
-                sealedPrivateKey: try legacySeal(pem), sealedDeviceSecret: try legacySeal(deviceSecret),
-                serverKeyHash: Secret.hash("sbk_legacy"), createdAt: Date()
+        try await Backend.sqlite.withStore { store in
+            try await store.createApp(
+                AppRecord(
+                    id: appId, bundleId: "com.example.legacy", teamId: "TEAM123456", keyId: "KEY1234567", environment: .sandbox,
+                    sealedPrivateKey: try legacySeal(pem), sealedDeviceSecret: try legacySeal(deviceSecret),
+                    serverKeyHash: Secret.hash("sbk_legacy"), createdAt: Date()
+                )
             )
-        )
-        let secrets = try SecretBox(masterKey: masterKey)
-        // Legacy values are not read as bound ones.
-        let legacy = try #require(try await store.app(id: appId))
-        #expect(throws: SecretBox.OpenError.self) { try secrets.open(legacy.sealedDeviceSecret, appId: appId, column: .deviceSecret) }
+            let secrets = try SecretBox(masterKey: masterKey)
+            // Legacy values are not read as bound ones.
+            let legacy = try #require(try await store.app(id: appId))
+            #expect(throws: SecretBox.OpenError.self) { try secrets.open(legacy.sealedDeviceSecret, appId: appId, column: .deviceSecret) }
 
-        #expect(try await resealLegacySecrets(store: store, secrets: secrets, logger: Logger(label: "test")) == 1)
-        let record = try #require(try await store.app(id: appId))
-        #expect(record.sealedDeviceSecret.first == 1 && record.sealedPrivateKey.first == 1)
-        #expect(try secrets.open(record.sealedDeviceSecret, appId: appId, column: .deviceSecret) == deviceSecret)
-        #expect(try secrets.open(record.sealedPrivateKey, appId: appId, column: .privateKey) == pem)
-        #expect(try await resealLegacySecrets(store: store, secrets: secrets, logger: Logger(label: "test")) == 0)
-        #expect(try await store.app(id: appId) == record)
+            #expect(try await resealLegacySecrets(store: store, secrets: secrets, logger: Logger(label: "test")) == 1)
+            let record = try #require(try await store.app(id: appId))
+            #expect(record.sealedDeviceSecret.first == 1 && record.sealedPrivateKey.first == 1)
+            #expect(try secrets.open(record.sealedDeviceSecret, appId: appId, column: .deviceSecret) == deviceSecret)
+            #expect(try secrets.open(record.sealedPrivateKey, appId: appId, column: .privateKey) == pem)
+            #expect(try await resealLegacySecrets(store: store, secrets: secrets, logger: Logger(label: "test")) == 0)
+            #expect(try await store.app(id: appId) == record)
 
-        let app = TestApp(id: appId, serverKey: "sbk_legacy", deviceSecret: deviceSecret)
-        let harness = try await Harness.make(masterKey: masterKey, store: store)
-        try await harness.run { api in
-            let token = try await app.sign(app.claims(now: harness.clock.now))
-            #expect(try await api.call(.put, "/v1/apps/\(appId)/installations/i1", key: token, json: "{}").status == 204)
+            let app = TestApp(id: appId, serverKey: "sbk_legacy", deviceSecret: deviceSecret)
+            let harness = try await Harness.make(masterKey: masterKey, store: store)
+            try await harness.run { api in
+                let token = try await app.sign(app.claims(now: harness.clock.now))
+                #expect(try await api.call(.put, "/v1/apps/\(appId)/installations/i1", key: token, json: "{}").status == 204)
+            }
         }
     }
 }

@@ -24,12 +24,14 @@ struct Harness {
     ) async throws -> Harness {
         var configuration = ServerConfiguration()
         configure(&configuration)
+        // Everything that can throw comes before the store is opened: `run` closes it.
+        let secrets = try SecretBox(masterKey: masterKey ?? Secret.randomBytes(32))
         let store = if let store { store } else { try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store")) }
         let clock = TestClock()
         let harness = Harness(
             dependencies: APIDependencies(
-                configuration: configuration, store: store, adminKey: adminKey,
-                secrets: try SecretBox(masterKey: masterKey ?? Secret.randomBytes(32)), now: { clock.now }
+                configuration: configuration, store: store, dashboardSessions: store.dashboardSessions, adminKey: adminKey, secrets: secrets,
+                now: { clock.now }
             ),
             clock: clock
         )
@@ -44,7 +46,7 @@ struct Harness {
         do {
             try await app.test(.router) { client in try await body(APIClient(client: client)) }
         } catch {
-            try await (dependencies.store as? SQLRegistryStore)?.close()
+            try? await (dependencies.store as? SQLRegistryStore)?.close()
             throw error
         }
         try await (dependencies.store as? SQLRegistryStore)?.close()

@@ -209,11 +209,12 @@ struct RegistryStoreConformance {
     @Test func dataSurvivesReopeningAndMigrationsRunOnce() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let first = try await SQLiteRegistryStore.open(path: path, logger: .init(label: "test"))
-        try await first.createApp(RegistryStoreConformance.app("a"))
-        try await first.close()
-        let second = try await SQLiteRegistryStore.open(path: path, logger: .init(label: "test"))
-        #expect(try await second.apps().map(\.id) == ["a"])
-        try await second.close()
+        try await closing(try await SQLiteRegistryStore.open(path: path, logger: .init(label: "test"))) { first in
+            try await first.createApp(RegistryStoreConformance.app("a"))
+        }
+        try await closing(try await SQLiteRegistryStore.open(path: path, logger: .init(label: "test"))) { second in
+            let apps = try await second.apps()
+            #expect(apps.map(\.id) == ["a"])
+        }
     }
 }

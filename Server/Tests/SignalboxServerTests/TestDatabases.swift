@@ -56,13 +56,20 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// Runs `body` with a fresh store and closes it.
     func withStore(claimLease: Duration = .seconds(60), _ body: (SQLRegistryStore) async throws -> Void) async throws {
-        let store = try await open(claimLease: claimLease)
-        do { try await body(store) } catch {
-            try? await store.close()
-            throw error
-        }
-        try await store.close()
+        try await closing(try await open(claimLease: claimLease), body)
     }
+}
+
+/// Runs `body` with `store` and closes the store, also when `body` throws: an open SQLite connection's deinit
+/// stops the whole test process, so a failed `#require` must not leave one behind. Closing twice is harmless.
+func closing<T>(_ store: SQLRegistryStore, _ body: (SQLRegistryStore) async throws -> T) async throws -> T {
+    let result: T
+    do { result = try await body(store) } catch {
+        try? await store.close()
+        throw error
+    }
+    try await store.close()
+    return result
 }
 
 enum TestDatabases {

@@ -10,7 +10,7 @@ import SignalboxModel
 /// POST form carries the session's CSRF token; pages render no stored secret and forbid scripts and framing.
 struct DashboardRoutes {
     let dependencies: APIDependencies
-    let sessions = DashboardSessions()
+    var sessions: DashboardSessions { DashboardSessions(store: dependencies.dashboardSessions) }
 
     static let sessionCookie = "signalbox_session"
     /// Double-submit token of the sign-in form (there is no session yet to hold one).
@@ -53,7 +53,7 @@ struct DashboardRoutes {
         dashboard.post("logout") { request, _ in
             guard let visitor = try await visitor(request) else { return Response.redirect(to: "/dashboard/login") }
             _ = try await form(request, visitor)
-            sessions.end(id: visitor.sessionId)
+            try await sessions.end(id: visitor.sessionId)
             var response = Response.redirect(to: "/dashboard/login")
             response.setCookie(cookie(Self.sessionCookie, "", maxAge: 0))
             return response
@@ -82,7 +82,7 @@ struct DashboardRoutes {
         guard let principal = try await dependencies.auth.dashboardPrincipal(key: key) else {
             return loginPage(error: "That is neither the admin key nor an app's server key.", status: .unauthorized)
         }
-        let (id, _) = sessions.start(principal, now: dependencies.now())
+        let (id, _) = try await sessions.start(principal, now: dependencies.now())
         var response = Response.redirect(to: "/dashboard")
         response.setCookie(cookie(Self.sessionCookie, id, maxAge: Int(DashboardSessions.lifetime)))
         response.setCookie(cookie(Self.loginCookie, "", maxAge: 0))
@@ -93,12 +93,14 @@ struct DashboardRoutes {
 
     /// The signed-in visitor, or nil. An app session ends when its server key is rotated or the app deleted.
     func visitor(_ request: Request) async throws -> Visitor? {
-        guard let id = request.cookies[Self.sessionCookie]?.value, !id.isEmpty, let session = sessions.session(id: id, now: dependencies.now()) else {
+        guard let id = request.cookies[Self.sessionCookie]?.value, !id.isEmpty, id.utf8.count <= 256,
+            let session = try await sessions.session(id: id, now: dependencies.now())
+        else {
             return nil
         }
         if case .app(let appId, let keyHash) = session.principal {
             guard let app = try await dependencies.apps.app(id: appId), app.serverKeyHash == keyHash else {
-                sessions.end(id: id)
+                try await sessions.end(id: id)
                 return nil
             }
         }

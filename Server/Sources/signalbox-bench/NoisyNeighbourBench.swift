@@ -20,7 +20,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
     @Option(help: "App X's control installations (one token each).") var count = 30_000
     @Option(help: "Seconds between X's event and Y's.") var delay = 0.3
     @Option(help: "Port of the server; the simulator takes the next two.") var port = 28180
-    @Option(help: "signalbox binary to run as the server (default: this one).") var server: String?
+    @Option(help: "signalbox binary to run as the server (default: the one beside this binary).") var server: String?
     @Option(help: "Write the figures as JSON here.") var json = "bench-noisy-neighbour.json"
 
     func run() async throws {

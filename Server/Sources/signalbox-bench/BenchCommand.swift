@@ -6,11 +6,15 @@ import SignalboxAPNs
 import SignalboxAPNsHTTP2
 import SignalboxServer
 
-/// `signalbox bench`: benchmarks that print figures (`name=value unit`) and write them as JSON.
+/// `signalbox-bench`: the lab's benchmarks and fault injection, which print figures (`name=value unit`) and write
+/// them as JSON. Not part of the shipped `signalbox`: it is no product of the package, and the benches that need a
+/// server or the APNs simulator start the `signalbox` built beside it.
+@main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
-        abstract: "Run a benchmark and print its figures.",
+        commandName: "signalbox-bench",
+        abstract: "Run a benchmark of Signalbox and print its figures.",
+        discussion: "Build it beside the server: swift build -c release --package-path Server (builds both).",
         subcommands: [TransportBench.self, FanOutBench.self, FaultBench.self, NoisyNeighbourBench.self]
     )
 }
@@ -21,7 +25,7 @@ struct TransportBench: AsyncParsableCommand {
         commandName: "transport",
         abstract: "Push N controls pushes through the HTTP/2 transport to an APNs double.",
         discussion: """
-            Without --host, starts `signalbox simulate-apns` as a separate process on --port.
+            Without --host, starts `signalbox simulate-apns` (the binary beside this one) as a separate process on --port.
             With --host/--port/--ca, targets any double that accepts any provider token (the nginx one of
             scripts/bench/nginx-apns-double does); the bench signs with a key it generates (BENCHKEY01, BENCHTEAM1).
             """

@@ -33,6 +33,24 @@ struct BenchReport {
     }
 }
 
+/// The `signalbox` executable the benches start as server and simulator: `SIGNALBOX_BIN`, or the one built beside
+/// this binary.
+enum SignalboxBinary {
+    static var path: String {
+        if let configured = ProcessInfo.processInfo.environment["SIGNALBOX_BIN"] { return configured }
+        let own = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        return own.deletingLastPathComponent().appendingPathComponent("signalbox").standardizedFileURL.path
+    }
+
+    /// `path`, once it is known to exist. - Throws: naming the build command when it does not.
+    static func checked() throws -> URL {
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw ValidationError("\(path) not found: build it beside signalbox-bench (swift build -c release --package-path Server builds both), or set SIGNALBOX_BIN")
+        }
+        return URL(fileURLWithPath: path)
+    }
+}
+
 /// Starts `signalbox simulate-apns` as a child process trusting `key`.
 enum BenchSimulator {
     static func start(port: Int, key: SigningKey) throws -> (process: Process, caPath: String) {
@@ -42,7 +60,7 @@ enum BenchSimulator {
         let caPath = directory.appendingPathComponent("ca.pem").path
         try key.publicKey.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        process.executableURL = try SignalboxBinary.checked()
         process.arguments = [
             "simulate-apns", "--port", String(port), "--admin-port", String(port + 1), "--write-ca", caPath,
             "--trust-key", "\(key.keyId):\(key.teamId):\(keyPath)",
@@ -135,7 +153,7 @@ enum BenchRegistrations {
     }
 }
 
-/// Starts `signalbox serve` (this executable unless `executable` names another build) as a child process and
+/// Starts `signalbox serve` (the one beside this executable unless `executable` names another build) as a child process and
 /// waits until it answers. SERVER_LOG_LEVEL sets its log level (default warning).
 enum BenchServer {
     static func start(
@@ -143,7 +161,7 @@ enum BenchServer {
         api: BenchHTTP, database: String? = nil
     ) async throws -> Process {
         let server = Process()
-        server.executableURL = URL(fileURLWithPath: executable ?? CommandLine.arguments[0]).standardizedFileURL
+        server.executableURL = try executable.map { URL(fileURLWithPath: $0) } ?? SignalboxBinary.checked()
         server.arguments = [
             "serve", "--port", String(port), "--data-dir", directory, "--apns-host", apnsHost, "--apns-port", String(apnsPort),
             "--apns-ca", ca,

@@ -186,10 +186,20 @@ enum Migrations {
             "DROP INDEX installations_user",
             "CREATE INDEX installations_user ON installations (app_id, user_id, installation_id)",
         ],
+        [
+            // `Idempotency-Key` on POST events and pushes: a key per app, its request's digest and, once answered,
+            // the answer (status NULL: the request is still running); kept 24 hours, pruned by age.
+            """
+            CREATE TABLE idempotency_keys (
+                app_id TEXT NOT NULL, idempotency_key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER, answer TEXT,
+                created_at BIGINT NOT NULL, PRIMARY KEY (app_id, idempotency_key))
+            """,
+            "CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.
-    static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs"]
+    static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs", "idempotency_keys"]
 
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [

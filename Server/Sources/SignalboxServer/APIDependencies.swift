@@ -47,7 +47,7 @@ public struct APIDependencies: Sendable {
         self.metrics = metrics
         self.now = now
         apps = AppCache(store: store)
-        auth = Authenticator(adminKey: adminKey, apps: apps, secrets: secrets, now: now)
+        auth = Authenticator(adminKey: adminKey, metricsKey: configuration.metricsKey, apps: apps, secrets: secrets, now: now)
     }
 }
 

@@ -7,7 +7,7 @@ import SignalboxDelivery
 import SignalboxModel
 
 /// Everything Signalbox stores.
-public typealias SignalboxStorage = RegistryStore & DeliveryStore & SharedProviderTokens & DeliveryLogStore
+public typealias SignalboxStorage = RegistryStore & DeliveryStore & SharedProviderTokens & DeliveryLogStore & IdempotencyStore
 
 /// What the routes need: storage, secrets, auth, configuration, the clock, the metrics registry, and the
 /// delivery side (signals to the services, the APNs sender when a transport is configured).
@@ -50,7 +50,7 @@ public struct APIDependencies: Sendable {
         self.metrics = metrics
         self.now = now
         apps = AppCache(store: store)
-        auth = Authenticator(adminKey: adminKey, apps: apps, secrets: secrets, now: now)
+        auth = Authenticator(adminKey: adminKey, metricsKey: configuration.metricsKey, apps: apps, secrets: secrets, now: now)
     }
 }
 

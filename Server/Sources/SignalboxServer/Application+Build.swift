@@ -5,6 +5,7 @@ import Prometheus
 import ServiceLifecycle
 import SignalboxAPNs
 import SignalboxDelivery
+import SignalboxModel
 import SignalboxStore
 
 /// Builds the whole server from configuration: data directory, keys, storage, routes, background services.
@@ -64,6 +65,9 @@ public func buildApplication(
         PeriodicWork(what: "delivery log lines past their retention or count", interval: configuration.deliveryLog.pruneInterval, logger: logger) {
             [now = dependencies.now, log = configuration.deliveryLog] in
             try await store.pruneDeliveryLog(before: now() - log.retention.seconds, keepPerApp: log.maxLinesPerApp)
+        },
+        PeriodicWork(what: "idempotency keys past their 24 hours", interval: .seconds(300), logger: logger) { [now = dependencies.now] in
+            try await store.pruneIdempotencyKeys(before: now() - IdempotentRequest.window.seconds)
         },
         FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now),
     ]

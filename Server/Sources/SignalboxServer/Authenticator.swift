@@ -27,13 +27,16 @@ struct Authenticator: Sendable {
     static let leeway: TimeInterval = 60
 
     let adminKeyHash: [UInt8]
+    /// The hash of the key `/metrics` asks for; nil: `/metrics` is open.
+    let metricsKeyHash: [UInt8]?
     let apps: AppCache
     let secrets: SecretBox
     let now: @Sendable () -> Date
     private let deviceKeys = DeviceKeys()
 
-    init(adminKey: String, apps: AppCache, secrets: SecretBox, now: @escaping @Sendable () -> Date) {
+    init(adminKey: String, metricsKey: String? = nil, apps: AppCache, secrets: SecretBox, now: @escaping @Sendable () -> Date) {
         adminKeyHash = Array(SHA256.hash(data: Data(adminKey.utf8)))
+        metricsKeyHash = metricsKey.map { Array(SHA256.hash(data: Data($0.utf8))) }
         self.apps = apps
         self.secrets = secrets
         self.now = now
@@ -44,6 +47,17 @@ struct Authenticator: Sendable {
         let credential = try bearer(request)
         guard isAdminKey(credential) else {
             throw APIError(.forbidden, "forbidden", "this endpoint needs the admin key")
+        }
+    }
+
+    /// `/metrics`: open without a configured metrics key, else that key alone (not the admin key, so a scraper
+    /// holds a key that can do nothing else). - Throws: 401.
+    func requireMetricsAccess(_ request: Request) throws {
+        guard let metricsKeyHash else { return }
+        guard let credential = try? bearer(request),
+              Secret.constantTimeEquals(Array(SHA256.hash(data: Data(credential.utf8))), metricsKeyHash)
+        else {
+            throw APIError(.unauthorized, "unauthorized", "/metrics needs Authorization: Bearer <metrics key> (metricsKey, SIGNALBOX_METRICS_KEY)")
         }
     }
 

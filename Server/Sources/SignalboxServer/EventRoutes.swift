@@ -13,12 +13,22 @@ struct EventRoutes {
         let app = router.group("v1/apps/:appId")
         app.post("events") { request, context in
             let appId = try await authorize(request, context)
+            let key = try Idempotency.key(of: request)
             var request = request
             let body = try Validate.event(try await request.decodeJSON(EventRequest.self, limit: dependencies.configuration.bodyLimit))
             let event = EventRecord(id: RandomID.make(), appId: appId, request: body, createdAt: dependencies.now())
-            try await dependencies.store.createEvent(event)
+            let answer = Idempotency.answer(EventAcceptedResponse(eventId: event.id), status: .accepted)
+            if let key {
+                let idempotent = IdempotentRequest(
+                    appId: appId, key: key, fingerprint: try Idempotency.fingerprint(operation: "events", body), at: event.createdAt
+                )
+                let claim = try await dependencies.store.createEvent(event, idempotency: idempotent, answer: answer)
+                if let earlier = try Idempotency.earlier(claim) { return earlier }
+            } else {
+                try await dependencies.store.createEvent(event)
+            }
             dependencies.signals.fanOut.signal()
-            return Response.json(EventAcceptedResponse(eventId: event.id), status: .accepted)
+            return Idempotency.response(answer)
         }
         app.get("events/:eventId") { request, context in
             let appId = try await authorize(request, context)
@@ -34,8 +44,33 @@ struct EventRoutes {
         }
         app.post("pushes") { request, context in
             let appId = try await authorize(request, context)
+            let key = try Idempotency.key(of: request)
             var request = request
-            return try await push(appId: appId, try await request.decodeJSON(PushRequest.self, limit: dependencies.configuration.bodyLimit))
+            let body = try await request.decodeJSON(PushRequest.self, limit: dependencies.configuration.bodyLimit)
+            let push = try await directPush(appId: appId, body)
+            guard let key else { return Idempotency.response(try await send(push)) }
+            let idempotent = IdempotentRequest(
+                appId: appId, key: key, fingerprint: try Idempotency.fingerprint(operation: "pushes", body), at: dependencies.now()
+            )
+            if let earlier = try Idempotency.earlier(try await dependencies.store.claimIdempotencyKey(idempotent)) { return earlier }
+            let answer: StoredAnswer
+            do {
+                answer = try await send(push)
+            } catch let error as APIError where error.status == .badGateway {
+                // APNs may have received the push before the connection failed: a retry must not send it again.
+                answer = Idempotency.answer(error)
+            } catch {
+                // Refused before anything was sent: the key is free for a corrected retry.
+                try? await dependencies.store.releaseIdempotencyKey(idempotent)
+                throw error
+            }
+            do {
+                try await dependencies.store.recordIdempotentAnswer(idempotent, answer)
+            } catch {
+                // The push went out: its answer is due even so; the unanswered claim is taken over after a while.
+                context.logger.warning("an idempotent push's answer could not be kept", metadata: ["error": "\(error)"])
+            }
+            return Idempotency.response(answer)
         }
     }
 
@@ -45,8 +80,20 @@ struct EventRoutes {
         return appId
     }
 
-    /// Sends one push now and answers with what APNs said.
-    private func push(appId: String, _ body: PushRequest) async throws -> Response {
+    /// A `POST …/pushes` body checked and resolved against its app, before anything is claimed or sent.
+    private struct DirectPush {
+        let appId: String
+        let token: String
+        let type: PushType
+        let environment: APNsEnvironment
+        let payload: [UInt8]?
+        let priority: Priority??
+        let expiration: Expiration??
+        let collapseId: String?
+    }
+
+    /// Checks a push request. - Throws: 400 naming the bad field, 404 for an unknown app.
+    private func directPush(appId: String, _ body: PushRequest) async throws -> DirectPush {
         let token = try Validate.token(body.pushToken, field: "pushToken")
         guard let type = PushType(rawValue: body.pushType) else {
             throw APIError.invalid(ValidationError(field: "pushType", "must be one of \(PushType.allCases.map(\.rawValue).joined(separator: ", "))"))
@@ -68,15 +115,24 @@ struct EventRoutes {
         if let collapseId = body.collapseId, !Push.isValidCollapseId(collapseId) {
             throw APIError.invalid(ValidationError(field: "collapseId", "must be 1-64 printable ASCII characters (0x21-0x7E)"))
         }
+        return DirectPush(
+            appId: appId, token: token, type: type, environment: environment.apns, payload: payload, priority: priority,
+            expiration: expiration, collapseId: body.collapseId
+        )
+    }
+
+    /// Sends one push now. - Returns: what APNs said. - Throws: 400 `invalid_push` (nothing sent), 502 when APNs
+    /// did not answer, 503 without a transport (nothing sent).
+    private func send(_ push: DirectPush) async throws -> StoredAnswer {
         do {
             let result = try await dependencies.sendDirect(
-                appId: appId, token: token, type: type, environment: environment.apns,
-                payload: payload, priority: priority, expiration: expiration, collapseId: body.collapseId
+                appId: push.appId, token: push.token, type: push.type, environment: push.environment,
+                payload: push.payload, priority: push.priority, expiration: push.expiration, collapseId: push.collapseId
             )
-            return Response.json(PushResponse(
+            return Idempotency.answer(PushResponse(
                 status: result.response.status, reason: result.response.reason?.rawValue,
                 apnsId: result.response.apnsId?.uuidString.lowercased(), outcome: result.outcome.name
-            ))
+            ), status: .ok)
         } catch PushSender.Failure.invalid(let message) {
             throw APIError(.badRequest, "invalid_push", message)
         } catch let error as APNsTransportError {

@@ -5,7 +5,7 @@ import SignalboxDelivery
 
 /// `/healthz` (the process answers), `/readyz` (storage answers; apps whose sending is paused are listed to
 /// the admin key only, since app ids and pause reasons are no business of anyone who can reach the port),
-/// `/metrics` (Prometheus text).
+/// `/metrics` (Prometheus text; behind `metricsKey` when one is configured).
 struct HealthRoutes {
     let dependencies: APIDependencies
 
@@ -24,7 +24,8 @@ struct HealthRoutes {
                 return Response.json(["status": "storage unavailable"], status: .serviceUnavailable)
             }
         }
-        router.get("metrics") { _, _ in
+        router.get("metrics") { request, _ in
+            try dependencies.auth.requireMetricsAccess(request)
             var text = [UInt8]()
             dependencies.metrics.emit(into: &text)
             return Response(

@@ -2,7 +2,7 @@ import Foundation
 import SignalboxDelivery
 
 /// How `signalbox serve` runs; read from flags, environment and file by `init(reader:problems:)`.
-/// Secrets (`adminKey`, `masterKey`, `database`) are never logged.
+/// Secrets (`adminKey`, `masterKey`, `metricsKey`, `database`) are never logged.
 public struct ServerConfiguration: Sendable {
     /// Address and port of the HTTP API; loopback by default.
     public var host = "127.0.0.1"
@@ -15,6 +15,8 @@ public struct ServerConfiguration: Sendable {
     public var adminKey: String?
     /// Base64 of 32 bytes sealing stored secrets; generated into the data directory when absent.
     public var masterKey: String?
+    /// The bearer key `/metrics` asks for; absent: `/metrics` is open to anyone who reaches the port.
+    public var metricsKey: String?
     /// Enumerator lease when a PUT names none.
     public var defaultLeaseSeconds = 600
     /// Largest request body accepted.

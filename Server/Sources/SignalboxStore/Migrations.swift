@@ -198,10 +198,20 @@ enum Migrations {
             "CREATE INDEX dashboard_sessions_owner ON dashboard_sessions (owner, created_at)",
             "CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at)",
         ],
+        [
+            // `Idempotency-Key` on POST events and pushes: a key per app, its request's digest and, once answered,
+            // the answer (status NULL: the request is still running); kept 24 hours, pruned by age.
+            """
+            CREATE TABLE idempotency_keys (
+                app_id TEXT NOT NULL, idempotency_key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER, answer TEXT,
+                created_at BIGINT NOT NULL, PRIMARY KEY (app_id, idempotency_key))
+            """,
+            "CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.
-    static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs"]
+    static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs", "idempotency_keys"]
 
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [

@@ -6,17 +6,20 @@ import SignalboxModel
 /// Events and fan-out: each step plans one page of installations and stores its pushes atomically.
 extension SQLRegistryStore: DeliveryStore {
     public func createEvent(_ event: EventRecord) async throws {
+        try await transaction { db in try await self.insertEvent(event, on: db) }
+    }
+
+    /// Inserts an accepted event in `db`'s transaction and announces it to the other instances at commit.
+    func insertEvent(_ event: EventRecord, on db: any SQLDatabase) async throws {
         let target = String(decoding: try JSONEncoder().encode(event.request.target), as: UTF8.self)
         let audience = String(decoding: try JSONEncoder().encode(event.request.audience), as: UTF8.self)
-        try await transaction { db in
-            try await db.raw("""
-                INSERT INTO events (event_id, app_id, target, audience, state, fan_out_cursor, matched, coalesced, delivered,
-                    failed, pruned, created_at)
-                VALUES (\(bind: event.id), \(bind: event.appId), \(bind: target), \(bind: audience),
-                    \(bind: EventState.accepted.rawValue), NULL, 0, 0, 0, 0, 0, \(bind: event.createdAt.milliseconds))
-                """).run()
-            if let announce = self.backend.announce(.eventAccepted) { try await db.raw(announce).run() }
-        }
+        try await db.raw("""
+            INSERT INTO events (event_id, app_id, target, audience, state, fan_out_cursor, matched, coalesced, delivered,
+                failed, pruned, created_at)
+            VALUES (\(bind: event.id), \(bind: event.appId), \(bind: target), \(bind: audience),
+                \(bind: EventState.accepted.rawValue), NULL, 0, 0, 0, 0, 0, \(bind: event.createdAt.milliseconds))
+            """).run()
+        if let announce = backend.announce(.eventAccepted) { try await db.raw(announce).run() }
     }
 
     public func eventStatus(appId: String, id: String) async throws -> EventStatus? {

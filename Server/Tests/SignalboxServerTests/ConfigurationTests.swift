@@ -57,6 +57,7 @@ struct ConfigurationTests {
         (["quotas": "{maxInstallationsPerUser: 0}"], [:], [], "quotas.maxInstallationsPerUser (SIGNALBOX_MAX_INSTALLATIONS_PER_USER)"),
         ([:], [:], ["--database", "mysql://root:hunter2@db/signalbox"], "database (SIGNALBOX_DATABASE_URL): must be a postgres:// URL"),
         ([:], [:], ["--apns-port", "0"], "apns.port (SIGNALBOX_APNS_PORT): must be from 1 to 65535"),
+        ([:], ["SIGNALBOX_METRICS_KEY": "hunter2"], [], "metricsKey (SIGNALBOX_METRICS_KEY): must be 16 to 4096 characters"),
     ])
     func badValueStopsTheStartNamingIt(
         file: [String: String], environment: [String: String], flags: [String], message: String

@@ -67,8 +67,9 @@ struct APIClient: Sendable {
     }
 
     @discardableResult
-    func call(_ method: HTTPRequest.Method, _ path: String, key: String?, json: String? = nil) async throws -> Reply {
+    func call(_ method: HTTPRequest.Method, _ path: String, key: String?, json: String? = nil, headers extra: HTTPFields = [:]) async throws -> Reply {
         var headers: HTTPFields = [.contentType: "application/json"]
+        headers.append(contentsOf: extra)
         if let key { headers[.authorization] = "Bearer " + key }
         return try await client.execute(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
             Reply(status: Int(response.status.code), body: String(buffer: response.body), headers: response.headers)

@@ -6,12 +6,12 @@ extension ServerConfiguration {
     /// "Configuration" table. A value of the wrong type is left to `problems` (the reader's access reporter);
     /// a value out of range throws here, naming its key.
     ///
-    /// Keys: `host`, `port`, `dataDir`, `database`, `adminKey`, `masterKey`, `leaseSeconds`;
+    /// Keys: `host`, `port`, `dataDir`, `database`, `adminKey`, `masterKey`, `metricsKey`, `leaseSeconds`;
     /// `delivery.maxInFlight`, `delivery.retryBaseMs`, `delivery.retryCapMs`, `delivery.apnsPauseMs`,
     /// `delivery.eventRetentionDays`, `delivery.fanOutAttempts`, `delivery.claimLeaseSeconds`, `delivery.fanOutBatch`; `deliveryLog.days`, `deliveryLog.maxLines`; `quotas.maxInstallationsPerUser`,
     /// `quotas.maxEnumeratorsPerInstallation`; `connections.headerTimeout`, `connections.bodyTimeout`,
     /// `connections.idleTimeout` (seconds), `connections.maxConnections`; `tls.certificate`, `tls.key`.
-    /// `adminKey`, `masterKey` and `database` (its URL may hold a password) are read as secrets.
+    /// `adminKey`, `masterKey`, `metricsKey` and `database` (its URL may hold a password) are read as secrets.
     public init(reader: ConfigReader, problems: ConfigProblems) throws(ConfigurationError) {
         self.init()
         let read = SettingsReader(reader: reader, problems: problems)
@@ -26,6 +26,12 @@ extension ServerConfiguration {
         }
         adminKey = read.string("adminKey", isSecret: true)
         masterKey = read.string("masterKey", isSecret: true)
+        metricsKey = read.string("metricsKey", isSecret: true)
+        if let metricsKey, metricsKey.utf8.count < 16 || metricsKey.utf8.count > 4096 || metricsKey.contains(where: { $0.isWhitespace }) {
+            throw ConfigurationError(
+                "bad configuration value: \(problems.describe("metricsKey")): must be 16 to 4096 characters without spaces"
+            )
+        }
         defaultLeaseSeconds = try read.int("leaseSeconds", default: defaultLeaseSeconds, in: 1...315_360_000)
 
         delivery.maxInFlight = try read.int("delivery.maxInFlight", default: delivery.maxInFlight, in: 1...1_000_000)

@@ -28,6 +28,9 @@ struct WebhookAPITests {
             let json = try #require(created.json)
             let id = try #require(json["id"] as? String), secret = try #require(json["secret"] as? String)
             #expect(secret.hasPrefix("whsec_") && json["eventTypes"] as? [String] == ["token.pruned", "event.done"] && json["backlog"] as? Int == 0)
+            let schema = OpenAPIDocumentTests.schema("WebhookEndpoint")
+            #expect(Set(json.keys).isSubset(of: OpenAPIDocumentTests.properties(schema)))
+            #expect(Set(schema["required"] as? [String] ?? []).isSubset(of: json.keys))
             let list = try await api.call(.get, "/v1/apps/\(app.id)/webhooks", key: Harness.adminKey)
             #expect(list.status == 200 && !list.body.contains(secret))
             let endpoints = try #require(list.json?["endpoints"] as? [[String: Any]])
@@ -45,7 +48,7 @@ struct WebhookAPITests {
         #"{"url":"ftp://example.com/x"}"#, #"{"url":"https://user:pw@example.com/x"}"#, #"{"url":"example.com/x"}"#,
         #"{"url":"https:///nohost"}"#, #"{"url":"https://example.com/a b"}"#, #"{"url":""}"#,
         #"{"url":"https://example.com/x","eventTypes":["token.exploded"]}"#, #"{"url":"https://example.com/x","eventTypes":["webhook.test"]}"#,
-        #"{"url":42}"#, #"{}"#,
+        #"{"url":42}"#, #"{}"#, #"{"url":"https://example.com/x","extra":1}"#,
     ])
     func badEndpointsAreRefused(_ body: String) async throws {
         try await Harness.make().run { api in

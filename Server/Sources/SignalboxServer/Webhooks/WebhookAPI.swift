@@ -6,6 +6,32 @@ struct CreateWebhookRequest: Decodable, Sendable {
     var url: String
     /// Lifecycle event types sent to this endpoint; absent or empty: every type.
     var eventTypes: [String]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case url, eventTypes }
+
+    init(from decoder: any Decoder) throws {
+        try ClosedObject.check(decoder, CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        url = try container.decode(String.self, forKey: .url)
+        eventTypes = try container.decodeIfPresent([String].self, forKey: .eventTypes)
+    }
+}
+
+/// Refuses a request object with a field its type does not know (the OpenAPI schemas are closed).
+enum ClosedObject {
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    static func check<Keys: CodingKey & CaseIterable>(_ decoder: any Decoder, _ keys: Keys.Type) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        if let unknown = container.allKeys.first(where: { Keys(stringValue: $0.stringValue) == nil }) {
+            throw DecodingError.dataCorrupted(.init(codingPath: [unknown], debugDescription: "unknown field \(unknown.stringValue.prefix(64))"))
+        }
+    }
 }
 
 /// An endpoint and its status. `secret` only in the answer that created it.
@@ -32,6 +58,15 @@ struct WebhookEndpointList: Encodable, Sendable {
 /// `POST …/webhooks/{id}/secret`: how long the current secret keeps signing beside the new one.
 struct WebhookSecretRotation: Decodable, Sendable {
     var overlapSeconds: Int?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case overlapSeconds }
+
+    init(overlapSeconds: Int? = nil) { self.overlapSeconds = overlapSeconds }
+
+    init(from decoder: any Decoder) throws {
+        try ClosedObject.check(decoder, CodingKeys.self)
+        overlapSeconds = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Int.self, forKey: .overlapSeconds)
+    }
 }
 
 struct WebhookSecretResponse: Encodable, Sendable {

@@ -19,6 +19,7 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
@@ -104,8 +105,23 @@ let package = Package(
             name: "SignalboxDelivery",
             dependencies: [
                 "SignalboxModel", "SignalboxAPNs",
+                .product(name: "SignalboxAPI", package: sdk),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Signed webhooks: the sending service (HTTP/1.1 through async-http-client), signatures, back-off.
+        .target(
+            name: "SignalboxWebhooks",
+            dependencies: [
+                "SignalboxModel", "SignalboxDelivery",
+                .product(name: "SignalboxAPI", package: sdk),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -113,7 +129,7 @@ let package = Package(
         .target(
             name: "SignalboxServer",
             dependencies: [
-                "SignalboxModel", "SignalboxAPNs", "SignalboxDelivery", "SignalboxStore",
+                "SignalboxModel", "SignalboxAPNs", "SignalboxDelivery", "SignalboxStore", "SignalboxWebhooks",
                 .product(name: "SignalboxAPI", package: sdk),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -210,7 +226,7 @@ let package = Package(
             name: "SignalboxServerTests",
             dependencies: [
                 "SignalboxTestSupport",
-                "SignalboxModel", "SignalboxStore", "SignalboxServer", "SignalboxDelivery",
+                "SignalboxModel", "SignalboxStore", "SignalboxServer", "SignalboxDelivery", "SignalboxWebhooks",
                 .product(name: "SignalboxAPI", package: sdk),
                 "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -221,6 +237,8 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
     ]

@@ -9,9 +9,23 @@ public final class AppPauses: Sendable {
     }
 
     private let pauses = Mutex<[String: Pause]>([:])
+    /// Apps paused since their last accepted push (an `app.resumed` is owed when one is accepted).
+    private let unresumed = Mutex<Set<String>>([])
 
-    public func pause(appId: String, reason: String, until: Date) {
-        pauses.withLock { $0[appId] = Pause(reason: reason, until: until) }
+    /// - Returns: whether this began a pause (the app was not paused at `now`), so it is reported once.
+    @discardableResult
+    public func pause(appId: String, reason: String, until: Date, now: Date = Date()) -> Bool {
+        unresumed.withLock { _ = $0.insert(appId) }
+        return pauses.withLock { pauses in
+            let began = (pauses[appId]?.until ?? .distantPast) <= now
+            pauses[appId] = Pause(reason: reason, until: until)
+            return began
+        }
+    }
+
+    /// Notes that APNs accepted a push of the app. - Returns: whether the app had been paused (it is resumed now).
+    public func accepted(appId: String) -> Bool {
+        unresumed.withLock { $0.isEmpty ? false : $0.remove(appId) != nil }
     }
 
     /// Apps paused at `now`; ended pauses are dropped.

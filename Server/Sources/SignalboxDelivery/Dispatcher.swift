@@ -20,12 +20,15 @@ public struct Dispatcher: Service {
     let now: @Sendable () -> Date
     let metrics = DeliveryMetrics()
     let recentAnswers = RecentAnswers()
+    /// Where `app.paused` and `app.resumed` are reported (webhooks), if anywhere.
+    let lifecycle: (any LifecycleRecorder)?
 
     public init(
         store: any DeliveryStore, sender: PushSender, signals: DeliverySignals, configuration: DeliveryConfiguration, logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() }
+        lifecycle: (any LifecycleRecorder)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
+        self.lifecycle = lifecycle
         self.sender = sender
         self.signals = signals
         self.configuration = configuration
@@ -198,7 +201,9 @@ public struct Dispatcher: Service {
             answer = DeliveryAnswer(status: result.response.status, reason: reason, apnsId: result.response.apnsId?.uuidString.lowercased())
             metrics.countPush(type: type.rawValue, outcome: result.outcome.name, reason: reason ?? "")
             switch result.outcome {
-            case .delivered: return final(push, .delivered)
+            case .delivered:
+                if signals.pauses.accepted(appId: push.appId) { await report(.appResumed, appId: push.appId) }
+                return final(push, .delivered)
             case .retry(let after, _): return retry(hint: after)
             case .reconnect, .refreshProviderToken: return retry(hint: nil)
             case .pruneToken(let since, let why): return final(push, .prune(since: since, reason: why.rawValue))
@@ -206,10 +211,11 @@ public struct Dispatcher: Service {
             case .rejected(let why): return final(push, .failed(reason: why.rawValue))
             case .credentialsInvalid(let why):
                 let until = self.now() + configuration.credentialsPause.seconds
-                signals.pauses.pause(appId: push.appId, reason: why.rawValue, until: until)
+                let began = signals.pauses.pause(appId: push.appId, reason: why.rawValue, until: until, now: self.now())
                 logger.error("APNs refused the app's credentials; its sending is paused", metadata: [
                     "app": "\(push.appId)", "reason": "\(why.rawValue)", "until": "\(until)",
                 ])
+                if began { await report(.appPaused, appId: push.appId, reason: why.rawValue, until: until) }
                 return .postpone(at: until)
             }
         } catch let error as APNsTransportError {

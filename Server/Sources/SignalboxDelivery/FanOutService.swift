@@ -85,7 +85,7 @@ public struct FanOutService: Service {
         ])
         do {
             // The reason is shown to the app: the count, not the error's text (which may name storage internals).
-            try await store.failEvent(id: event.id, reason: "fan-out failed \(count) times in a row")
+            try await store.failEvent(id: event.id, reason: "fan-out failed \(count) times in a row", now: now())
         } catch {
             logger.error("marking the event failed did not work; it will be tried again", metadata: ["event": "\(event.id)", "error": "\(error)"])
         }

@@ -11,6 +11,8 @@ public final class Wakeup: Sendable {
 
     private let state = Mutex(State())
 
+    public init() {}
+
     public func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
@@ -24,7 +26,7 @@ public final class Wakeup: Sendable {
     }
 
     /// Returns at the next signal, after `timeout`, or when the task is cancelled.
-    func wait(upTo timeout: Duration) async {
+    public func wait(upTo timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
             group.addTask { try? await Task.sleep(for: timeout) }

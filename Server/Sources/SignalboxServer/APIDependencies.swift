@@ -8,6 +8,7 @@ import SignalboxModel
 
 /// Everything Signalbox stores.
 public typealias SignalboxStorage = RegistryStore & DeliveryStore & SharedProviderTokens & DeliveryLogStore & IdempotencyStore
+    & WebhookStore
 
 /// What the routes need: storage, secrets, auth, configuration, the clock, the metrics registry, and the
 /// delivery side (signals to the services, the APNs sender when a transport is configured).
@@ -67,6 +68,7 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<BasicRequestC
     EventRoutes(dependencies: dependencies).add(to: router)
     OpenAPIRoute.add(to: router)
     InspectionRoutes(dependencies: dependencies).add(to: router)
+    WebhookRoutes(dependencies: dependencies).add(to: router)
     DashboardRoutes(dependencies: dependencies).add(to: router)
     return router
 }

@@ -80,9 +80,11 @@ public func buildApplication(
     }
     if let sender = dependencies.sender {
         services.append(Dispatcher(
-            store: store, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now
+            store: store, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger,
+            lifecycle: store, now: dependencies.now
         ))
     }
+    services += webhookServices(configuration.webhooks, store: store, secrets: secrets, logger: logger, now: dependencies.now)
     if tls == nil, !isLoopback(configuration.host) {
         logger.warning(
             "serving plain HTTP on a non-loopback address: keys and secrets cross the network in clear; put a TLS reverse proxy (nginx, caddy) in front or pass --tls-certificate and --tls-key",

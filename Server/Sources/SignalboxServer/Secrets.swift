@@ -18,6 +18,9 @@ public struct SecretBox: Sendable {
         case previousDeviceSecret = "previous_sealed_device_secret"
         /// A provider token shared between instances; sealed for its signing key (`appId` names the key).
         case providerToken = "provider_tokens.sealed_token"
+        /// A webhook endpoint's signing secret (`appId` is `<app>/<endpoint>`), and the one before its last rotation.
+        case webhookSecret = "webhook_endpoints.sealed_secret"
+        case previousWebhookSecret = "webhook_endpoints.previous_sealed_secret"
     }
 
     /// A sealed value that does not open: another key, app or column, or damaged.

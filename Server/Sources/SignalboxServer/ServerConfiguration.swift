@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxWebhooks
 import SignalboxDelivery
 
 /// How `signalbox serve` runs; read from flags, environment and file by `init(reader:problems:)`.
@@ -25,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var leaseCleanupInterval: Duration = .seconds(60)
     /// Fan-out and delivery tuning.
     public var delivery = DeliveryConfiguration()
+    /// Webhook sending: concurrency, deadline, back-off, secret overlap, retention.
+    public var webhooks = WebhookConfiguration()
     /// How much of the delivery log is kept.
     public var deliveryLog = DeliveryLogConfiguration()
     /// Limits on what devices may register.

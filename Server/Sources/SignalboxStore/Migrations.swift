@@ -208,10 +208,43 @@ enum Migrations {
             """,
             "CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)",
         ],
+        [
+            // Signed webhooks: an app's endpoints (the secret sealed like the app's; `event_types` a list between
+            // commas, empty for every kind), its lifecycle events (kept for replay by id, which sorts by time) and
+            // the durable queue of deliveries, claimed with an owner and a lease like the outbox.
+            """
+            CREATE TABLE webhook_endpoints (
+                endpoint_id TEXT PRIMARY KEY, app_id TEXT NOT NULL, url TEXT NOT NULL, event_types TEXT NOT NULL,
+                sealed_secret TEXT NOT NULL, previous_sealed_secret TEXT, previous_secret_expires_at BIGINT,
+                created_at BIGINT NOT NULL, last_success_at BIGINT, last_error TEXT, last_error_at BIGINT)
+            """,
+            "CREATE INDEX webhook_endpoints_app ON webhook_endpoints (app_id, created_at)",
+            """
+            CREATE TABLE lifecycle_events (
+                event_id TEXT PRIMARY KEY, app_id TEXT NOT NULL, event_type TEXT NOT NULL, body TEXT NOT NULL,
+                occurred_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX lifecycle_events_app ON lifecycle_events (app_id, event_id)",
+            "CREATE INDEX lifecycle_events_age ON lifecycle_events (occurred_at)",
+            """
+            CREATE TABLE webhook_deliveries (
+                delivery_id TEXT PRIMARY KEY, endpoint_id TEXT NOT NULL, event_id TEXT NOT NULL, app_id TEXT NOT NULL,
+                attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL, claimed_by TEXT, lease_until BIGINT)
+            """,
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)",
+            "CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id)",
+            "CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id)",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.
     static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs", "idempotency_keys"]
+        ],
+        [
+    static let appTables = [
+        "events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs",
+        "webhook_endpoints", "lifecycle_events", "webhook_deliveries",
+    ]
 
     /// Tables that hang off an installation, cleaned when it goes.
     static let installationTables = [

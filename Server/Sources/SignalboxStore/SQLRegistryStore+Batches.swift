@@ -118,7 +118,7 @@ extension SQLRegistryStore {
                     VALUES \(rows.joined(separator: ", "))
                     """).run()
             }
-            try await moveControlTokens(db, appId: appId, changed.map { ($0.installationId, $0.controls.map(\.pushToken)) })
+            try await moveControlTokens(db, appId: appId, changed.map { ($0.installationId, $0.controls.map(\.pushToken)) }, now: Date(milliseconds: now))
             try await db.raw("""
                 UPDATE installations SET last_seen_at = \(bind: now) WHERE app_id = \(bind: appId) AND installation_id IN (\(binds: found.map(\.installationId)))
                 """).run()

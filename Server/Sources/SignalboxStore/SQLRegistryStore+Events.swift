@@ -55,13 +55,14 @@ extension SQLRegistryStore: DeliveryStore {
         }
     }
 
-    public func failEvent(id: String, reason: String) async throws {
+    public func failEvent(id: String, reason: String, now: Date) async throws {
         try await transaction { db in
-            try await db.raw("""
+            guard try await db.raw("""
                 UPDATE events SET state = \(bind: EventState.failed.rawValue), failure_reason = \(bind: reason)
-                WHERE event_id = \(bind: id) AND state IN ('accepted', 'fanning-out')
-                """).run()
+                WHERE event_id = \(bind: id) AND state IN ('accepted', 'fanning-out') RETURNING event_id
+                """).first() != nil else { return }
             try await db.raw("DELETE FROM event_ranges WHERE event_id = \(bind: id)").run()
+            try await Self.recordFailedEvent(db, eventId: id, reason: reason, now: now)
         }
     }
 

@@ -53,6 +53,7 @@ extension SQLRegistryStore {
                     WHERE event_id = \(bind: eventId) AND state IN ('accepted', 'fanning-out')
                     """).run()
             }
+            if finished { try await Self.recordIfSettled(db, eventId: eventId, now: now) }
             if pushes.count > coalesced + handedOff.count, let announce = backend.announce(.pushesQueued) { try await db.raw(announce).run() }
             return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
         }

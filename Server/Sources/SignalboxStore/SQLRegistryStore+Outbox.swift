@@ -104,19 +104,25 @@ extension SQLRegistryStore {
                 case .delivered: outcome = "delivered"
                 case .failed: outcome = "failed"
                 case .retry, .postpone: continue  // returned to pending above
-                case .prune(let since, _):
+                case .prune(let since, let reason):
                     let removed = try await Self.pruneIfRegisteredBefore(db, appId: push.appId, token: push.token, since: since)
                     summary.tokensPruned += removed ? 1 : 0
                     outcome = removed ? "pruned" : "failed"
-                case .suspect:
+                    if removed {
+                        try await Self.recordPrunedToken(db, appId: push.appId, token: push.token, reason: reason, apnsTimestamp: since, now: now)
+                    }
+                case .suspect(let reason):
                     let removed = try await Self.strike(db, appId: push.appId, token: push.token)
                     summary.tokensPruned += removed ? 1 : 0
                     outcome = removed ? "pruned" : "failed"
+                    if removed {
+                        try await Self.recordPrunedToken(db, appId: push.appId, token: push.token, reason: reason, apnsTimestamp: nil, now: now)
+                    }
                 }
                 credits.append((push, outcome))
                 log(completion, outcome)
             }
-            try await Self.credit(db, credits)
+            try await Self.credit(db, credits, now: now)
             try await Self.recordSent(db, credits.filter { $0.column == "delivered" }.map(\.push), now: now)
             if !lines.isEmpty { try await Self.insertLog(db, self.backend, lines) }
             return summary
@@ -210,7 +216,7 @@ extension SQLRegistryStore {
     }
 
     /// Adds finished pushes' outcomes to the counters of every event they carry (their outbox rows are gone).
-    private static func credit(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, column: String)]) async throws {
+    private static func credit(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, column: String)], now: Date) async throws {
         guard !credits.isEmpty else { return }
         var counts: [String: [String: Int]] = [:]  // column → event → count
         for chunk in credits.chunked(1_000) {
@@ -234,6 +240,8 @@ extension SQLRegistryStore {
                 try await db.raw("UPDATE events SET \(ident: name) = \(ident: name) + \(bind: count) WHERE event_id = \(bind: event)").run()
             }
         }
+        let added = counts.values.reduce(into: [String: Int]()) { sum, events in sum.merge(events, uniquingKeysWith: +) }
+        try await recordFinishedEvents(db, added: added, now: now)
     }
 
     /// 410: removes the token unless a registration renewed it at or after `since` (`TokenPruning`).

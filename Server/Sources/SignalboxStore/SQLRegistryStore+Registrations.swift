@@ -73,7 +73,7 @@ extension SQLRegistryStore {
                 INSERT INTO widget_tokens (app_id, installation_id, push_token, token_seen_at)
                 VALUES (\(bind: appId), \(bind: installationId), \(bind: registration.pushToken), \(bind: now.milliseconds))
                 """).run()
-            try await Self.moveWidgetToken(db, appId: appId, to: installationId, token: registration.pushToken)
+            try await Self.moveWidgetToken(db, appId: appId, to: installationId, token: registration.pushToken, now: now)
             let rows = registration.widgets.enumerated().map { position, widget -> SQLQueryString in
                 """
                 (\(bind: appId), \(bind: installationId), \(bind: position), \(bind: widget.kind), \(bind: widget.family),
@@ -99,7 +99,7 @@ extension SQLRegistryStore {
                 INSERT INTO file_provider_tokens (app_id, installation_id, push_token, token_seen_at)
                 VALUES (\(bind: appId), \(bind: installationId), \(bind: registration.pushToken), \(bind: now.milliseconds))
                 """).run()
-            try await Self.moveFileProviderToken(db, appId: appId, to: installationId, token: registration.pushToken)
+            try await Self.moveFileProviderToken(db, appId: appId, to: installationId, token: registration.pushToken, now: now)
             for domain in registration.domains {
                 try await db.raw("""
                     INSERT INTO file_provider_domains (app_id, installation_id, domain_id, replicated)

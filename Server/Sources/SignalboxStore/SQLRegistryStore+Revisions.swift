@@ -50,18 +50,23 @@ extension SQLRegistryStore {
     /// A token belongs to one device: after a reinstall the new installation registers the old token, and the
     /// old installation (never heard from again) must not draw a second push for it. Only installations of the same
     /// user (or both without one) give a token up: a device cannot take another user's token and registrations.
-    static func moveWidgetToken(_ db: any SQLDatabase, appId: String, to installationId: String, token: String) async throws {
+    static func moveWidgetToken(_ db: any SQLDatabase, appId: String, to installationId: String, token: String, now: Date) async throws {
         let others = sameUserHolders(table: "widget_tokens", appId: appId, installationId: installationId, token: token)
         try await db.raw("DELETE FROM widgets WHERE app_id = \(bind: appId) AND installation_id IN (\(others))").run()
-        try await db.raw("DELETE FROM widget_tokens WHERE app_id = \(bind: appId) AND installation_id IN (\(others))").run()
+        let moved = try await db.raw("DELETE FROM widget_tokens WHERE app_id = \(bind: appId) AND installation_id IN (\(others)) RETURNING installation_id")
+            .all().map { try $0.decode(column: "installation_id", as: String.self) }
+        try await recordMovedToken(db, appId: appId, token: token, kind: "widgets", from: moved, to: installationId, now: now)
     }
 
     /// As `moveWidgetToken`; the old installation's domains and enumerators go with its token.
-    static func moveFileProviderToken(_ db: any SQLDatabase, appId: String, to installationId: String, token: String) async throws {
+    static func moveFileProviderToken(_ db: any SQLDatabase, appId: String, to installationId: String, token: String, now: Date) async throws {
         let others = sameUserHolders(table: "file_provider_tokens", appId: appId, installationId: installationId, token: token)
-        for table in ["enumerators", "file_provider_domains", "file_provider_tokens"] {
+        for table in ["enumerators", "file_provider_domains"] {
             try await db.raw("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND installation_id IN (\(others))").run()
         }
+        let moved = try await db.raw("DELETE FROM file_provider_tokens WHERE app_id = \(bind: appId) AND installation_id IN (\(others)) RETURNING installation_id")
+            .all().map { try $0.decode(column: "installation_id", as: String.self) }
+        try await recordMovedToken(db, appId: appId, token: token, kind: "fileprovider", from: moved, to: installationId, now: now)
     }
 
     /// The other installations of `installationId`'s user that hold `token` in `table`.
@@ -78,19 +83,30 @@ extension SQLRegistryStore {
     /// As `moveWidgetToken`, for the control tokens just written by a group of installations: one statement
     /// per 500 tokens. `push_token IN` lets the token index find the rows; without it each statement scanned every
     /// control of the app. (Two installations of one group that claim the same token both keep it until a later write.)
-    static func moveControlTokens(_ db: any SQLDatabase, appId: String, _ writes: [(installationId: String, tokens: [String])]) async throws {
+    static func moveControlTokens(_ db: any SQLDatabase, appId: String, _ writes: [(installationId: String, tokens: [String])], now: Date) async throws {
         let writers = writes.map(\.installationId)
         let pairs = writes.flatMap { write in write.tokens.map { (token: $0, writer: write.installationId) } }
         for chunk in pairs.chunked(500) {
             let values = chunk.map { pair -> SQLQueryString in "(\(bind: pair.token), \(bind: pair.writer))" }
-            try await db.raw("""
+            let writer = Dictionary(chunk.map { ($0.token, $0.writer) }, uniquingKeysWith: { first, _ in first })
+            let moved = try await db.raw("""
                 DELETE FROM controls WHERE app_id = \(bind: appId) AND push_token IN (\(binds: chunk.map(\.token)))
                     AND installation_id NOT IN (\(binds: writers)) AND EXISTS (
                     SELECT 1 FROM (VALUES \(values.joined(separator: ", "))) AS w
                     JOIN installations writer ON writer.app_id = controls.app_id AND writer.installation_id = w.column2
                     JOIN installations holder ON holder.app_id = controls.app_id AND holder.installation_id = controls.installation_id
                     WHERE w.column1 = controls.push_token AND holder.user_id IS NOT DISTINCT FROM writer.user_id)
-                """).run()
+                RETURNING installation_id, push_token
+                """).all()
+            // A holder with the token in several controls gave it up once.
+            var from: [String: Set<String>] = [:]
+            for row in moved {
+                from[try row.decode(column: "push_token", as: String.self), default: []].insert(try row.decode(column: "installation_id", as: String.self))
+            }
+            for (token, holders) in from.sorted(by: { $0.key < $1.key }) {
+                guard let to = writer[token] else { continue }
+                try await recordMovedToken(db, appId: appId, token: token, kind: "controls", from: Array(holders), to: to, now: now)
+            }
         }
     }
 }

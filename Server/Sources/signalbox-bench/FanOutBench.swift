@@ -38,6 +38,7 @@ struct FanOutBench: AsyncParsableCommand {
     @Option(help: "Servers sharing --database (ports --port, then --port+3, +4, ...).") var instances = 1
     @Option(help: "Events fanned out to everyone before the timed one, so the delivery log already holds their lines.")
     var earlierEvents = 0
+    @Option(help: "Give the app a webhook endpoint at this URL (e.g. a port that accepts and never answers).") var webhookUrl: String?
 
     func validate() throws {
         guard instances >= 1, instances == 1 || database != nil else { throw ValidationError("--instances above 1 needs --database") }
@@ -75,6 +76,12 @@ struct FanOutBench: AsyncParsableCommand {
             {"bundleId":"com.example.bench","teamId":"BENCHTEAM1","keyId":"BENCHKEY01","environment":"sandbox","privateKey":\(pem)}
             """)
         guard let appId = app["appId"] as? String, let serverKey = app["serverKey"] as? String else { throw ValidationError("app not created: \(app)") }
+        if let webhookUrl {
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: ["url": webhookUrl]), as: UTF8.self)
+            guard try await api.call("POST", "/v1/apps/\(appId)/webhooks", key: serverKey, json: body)["id"] != nil else {
+                throw ValidationError("webhook endpoint not created")
+            }
+        }
 
         let registrationStart = ContinuousClock.now
         if preload {

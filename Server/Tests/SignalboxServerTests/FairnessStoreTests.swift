@@ -84,7 +84,7 @@ import Testing
                 _ = try await store.complete(step.handedOff.map { PushCompletion(push: $0, result: .delivered) }, now: now)
             }
         }
-        try await store.failEvent(id: "failed-old", reason: "fan-out failed 5 times in a row")
+        try await store.failEvent(id: "failed-old", reason: "fan-out failed 5 times in a row", now: Date())
         #expect(try await store.eventStatus(appId: "a", id: "failed-old")?.reason == "fan-out failed 5 times in a row")
         #expect(try await store.eventStatus(appId: "a", id: "done-old")?.state == .done)
 
@@ -163,7 +163,7 @@ final class FailingStepStore: DeliveryStore, Sendable {
     func createEvent(_ event: EventRecord) async throws { try await base.createEvent(event) }
     func eventStatus(appId: String, id: String) async throws -> EventStatus? { try await base.eventStatus(appId: appId, id: id) }
     func eventsToFanOut(limit: Int) async throws -> [QueuedEvent] { try await base.eventsToFanOut(limit: limit) }
-    func failEvent(id: String, reason: String) async throws { try await base.failEvent(id: id, reason: reason) }
+    func failEvent(id: String, reason: String, now: Date) async throws { try await base.failEvent(id: id, reason: reason, now: now) }
     func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int { try await base.purgeEvents(createdBefore: cutoff, limit: limit) }
     func releaseClaims(now: Date) async throws -> Int { try await base.releaseClaims(now: now) }
     func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {

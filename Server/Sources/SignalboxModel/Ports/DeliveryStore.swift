@@ -20,8 +20,9 @@ public protocol DeliveryStore: Sendable {
     /// returned in `handedOff`: the caller sends them without a claim (and they are released, like any claim,
     /// if the process stops first).
     func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep
-    /// Gives up an event's fan-out: state `failed` with `reason`. Pushes it already stored are still delivered.
-    func failEvent(id: String, reason: String) async throws
+    /// Gives up an event's fan-out: state `failed` with `reason` (and an `event.failed` lifecycle event at `now`).
+    /// Pushes it already stored are still delivered.
+    func failEvent(id: String, reason: String, now: Date) async throws
     /// Deletes up to `limit` events created before `cutoff` that are done (every push has an outcome) or failed.
     /// - Returns: how many were deleted.
     func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int

@@ -10,7 +10,8 @@ extension ServerConfiguration {
     /// `delivery.maxInFlight`, `delivery.retryBaseMs`, `delivery.retryCapMs`, `delivery.apnsPauseMs`,
     /// `delivery.eventRetentionDays`, `delivery.fanOutAttempts`, `delivery.claimLeaseSeconds`, `delivery.fanOutBatch`; `deliveryLog.days`, `deliveryLog.maxLines`; `quotas.maxInstallationsPerUser`,
     /// `quotas.maxEnumeratorsPerInstallation`; `connections.headerTimeout`, `connections.bodyTimeout`,
-    /// `connections.idleTimeout` (seconds), `connections.maxConnections`; `tls.certificate`, `tls.key`.
+    /// `connections.idleTimeout` (seconds), `connections.maxConnections`; `tls.certificate`, `tls.key`; `webhooks.*`
+    /// (`WebhookConfiguration.read`).
     /// `adminKey`, `masterKey`, `metricsKey` and `database` (its URL may hold a password) are read as secrets.
     public init(reader: ConfigReader, problems: ConfigProblems) throws(ConfigurationError) {
         self.init()
@@ -57,6 +58,8 @@ extension ServerConfiguration {
         connections.bodyTimeout = try read.seconds("connections.bodyTimeout", default: connections.bodyTimeout)
         connections.idleTimeout = try read.seconds("connections.idleTimeout", default: connections.idleTimeout)
         connections.maxConnections = try read.optionalInt("connections.maxConnections", in: 1...10_000_000)
+
+        try webhooks.read(read)
 
         let certificate = read.string("tls.certificate") ?? "", key = read.string("tls.key") ?? ""
         // One without the other is kept, so the start fails and says which is missing.

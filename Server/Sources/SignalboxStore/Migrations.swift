@@ -238,12 +238,9 @@ enum Migrations {
     ]
 
     /// Tables that hang off an app besides installations.
-    static let appTables = ["events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs", "idempotency_keys"]
-        ],
-        [
     static let appTables = [
         "events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs",
-        "webhook_endpoints", "lifecycle_events", "webhook_deliveries",
+        "idempotency_keys", "webhook_endpoints", "lifecycle_events", "webhook_deliveries",
     ]
 
     /// Tables that hang off an installation, cleaned when it goes.

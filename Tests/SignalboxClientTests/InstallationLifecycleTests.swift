@@ -152,17 +152,3 @@ struct InstallationLifecycleTests {
         #expect(try fixture.queue.state().entries["file-provider"] == nil, "a removal done is forgotten")
     }
 }
-
-@Suite struct APNsEnvironmentTests {
-    @Test func theProvisioningProfileNamesTheEnvironment() {
-        func profile(_ key: String, _ value: String) -> Data {
-            Data("0\u{80}junk<plist><dict><key>Entitlements</key><dict><key>\(key)</key>\n\t<string>\(value)</string></dict></dict></plist>junk".utf8)
-        }
-        #expect(APNsEnvironment.fromProvisioningProfile(profile("aps-environment", "development")) == .sandbox)
-        #expect(APNsEnvironment.fromProvisioningProfile(profile("aps-environment", "production")) == .production)
-        #expect(APNsEnvironment.fromProvisioningProfile(profile("com.apple.developer.aps-environment", "development")) == .sandbox)
-        #expect(APNsEnvironment.fromProvisioningProfile(profile("get-task-allow", "true")) == nil)
-        // No profile in the bundle (App Store builds): production.
-        #expect(APNsEnvironment.ofThisBuild(bundle: Bundle(path: FileManager.default.temporaryDirectory.path)!) == .production)
-    }
-}

@@ -45,7 +45,9 @@ public enum AppleStubRuntime {
         public var description: String { message }
     }
 
-    /// A registry the runtime may call, held weakly as the system holds no app objects alive.
+    /// A registry the runtime may call, held weakly as the system holds no app objects alive. `@unchecked`: the
+    /// weak reference is only read under `registries`' lock, and the registry is used on the caller's thread, as
+    /// the system's calls are in a test.
     private final class WeakRegistry: @unchecked Sendable {
         weak var registry: PKPushRegistry?
         init(_ registry: PKPushRegistry) { self.registry = registry }

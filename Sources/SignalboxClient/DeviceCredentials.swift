@@ -5,23 +5,24 @@ import Synchronization
 public struct DeviceCredential: Sendable, Hashable {
     public var token: String
     public var expiresAt: Date?
+    /// The user the token is for (its `sub`), when it is a readable JWT.
+    public var subject: String?
 
     public init(token: String, expiresAt: Date? = nil) {
         self.token = token
-        self.expiresAt = expiresAt ?? Self.expiry(ofJWT: token)
+        let claims = Self.claims(ofJWT: token)
+        self.expiresAt = expiresAt ?? (claims?["exp"] as? Double).map(Date.init(timeIntervalSince1970:))
+        subject = claims?["sub"] as? String
     }
 
-    /// The `exp` claim of a JWT, without checking it: the server checks; we only plan the refresh.
-    static func expiry(ofJWT token: String) -> Date? {
+    /// The claims of a JWT, without checking it: the server checks; we only plan the refresh and see whose it is.
+    static func claims(ofJWT token: String) -> [String: Any]? {
         let parts = token.split(separator: ".")
         guard parts.count == 3 else { return nil }
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64),
-            let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let exp = claims["exp"] as? Double
-        else { return nil }
-        return Date(timeIntervalSince1970: exp)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
     }
 }
 
@@ -47,8 +48,10 @@ public actor DeviceCredentials {
         self.refreshMargin = refreshMargin
     }
 
-    /// A token that is not about to expire.
-    public func token() async throws -> String {
+    /// A token that is not about to expire, and is for `user` when given: another process may have switched users
+    /// in the shared store, so a cached token whose `sub` names someone else is replaced.
+    public func token(for user: String? = nil) async throws -> String {
+        if let user, let subject = current?.subject, subject != user { forgetToken() }
         let now = epoch.withLock { $0 }
         if let current, currentEpoch == now, current.expiresAt.map({ $0.timeIntervalSince(clock.now) > refreshMargin }) ?? true {
             return current.token

@@ -18,10 +18,11 @@ extension SyncQueue {
         case retryLater(status: Int?, code: String, message: String, retryAfter: TimeInterval?)
     }
 
-    func send(_ pick: Pick, installationId: String) async -> SendOutcome {
+    /// - Parameter user: the installation's user: a cached JWT of another user is not used.
+    func send(_ pick: Pick, installationId: String, user: String?) async -> SendOutcome {
         let token: String
         do {
-            token = try await credentials.token()
+            token = try await credentials.token(for: user)
         } catch {
             return .retryLater(status: nil, code: "credentials", message: "the device token could not be fetched: \(error)", retryAfter: nil)
         }

@@ -10,11 +10,14 @@ extension SyncQueue {
     /// Throws `SyncError` and changes nothing when the server could not be told (offline, 5xx): try again later,
     /// or delete the installation from the backend with the server key and call `startNewInstallation()`.
     public func signOut() async throws {
-        let id = try installationId()
+        let (id, user) = try store.update { state -> (String, String?) in
+            guard case .installation(let request)? = state.entries["installation"]?.snapshot else { return (state.installationId, nil) }
+            return (state.installationId, request.userId)
+        }
         for attempt in 0..<2 {
             let token: String
             do {
-                token = try await credentials.token()
+                token = try await credentials.token(for: user)
             } catch {
                 throw SyncError(key: "installation", status: nil, code: "credentials", message: "the device token could not be fetched: \(error)", at: clock.now)
             }

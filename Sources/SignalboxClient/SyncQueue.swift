@@ -82,8 +82,11 @@ public final class SyncQueue: Sendable {
         for _ in 0..<64 {
             let now = clock.now
             guard let pick = try store.update({ state in Self.pick(&state, now: now, configuration: configuration, round: round) }) else { break }
-            let installation = try installationId()
-            let outcome = await send(pick, installationId: installation)
+            let (installation, user) = try store.update { state -> (String, String?) in
+                guard case .installation(let request)? = state.entries["installation"]?.snapshot else { return (state.installationId, nil) }
+                return (state.installationId, request.userId)
+            }
+            let outcome = await send(pick, installationId: installation, user: user)
             let stop = try store.update { state in
                 Self.apply(outcome, to: &state, pick: pick, now: clock.now, configuration: configuration, round: &round, report: &report)
             }

@@ -97,6 +97,39 @@ struct InstallationLifecycleTests {
         #expect(try fixture.queue.state().abandonedInstallationIds == nil)
     }
 
+    @Test func aProcessHoldingThePreviousUsersJWTFetchesTheNewUsersBeforeSending() async throws {
+        // Two processes (the app, the widget extension) over one store; JWTs name their user in `sub`.
+        let store = MemorySyncStore(installationId: "inst-1")
+        let user = Box("u1")
+        let transport = MemoryTransport()
+        func process() -> SyncQueue {
+            var configuration = SyncQueue.Configuration(baseURL: URL(string: "http://signalbox.test")!, appId: "app-1")
+            configuration.makeInstallationId = { "inst-2" }
+            let credentials = DeviceCredentials {
+                let claims = Data(#"{"sub":"\#(user.withLock { $0 })","exp":4102444800}"#.utf8).base64EncodedString()
+                    .replacingOccurrences(of: "=", with: "")
+                return DeviceCredential(token: "e30.\(claims).sig")
+            }
+            return SyncQueue(configuration: configuration, store: store, credentials: credentials, transport: transport)
+        }
+        let (app, widgets) = (process(), process())
+        try app.set(Self.installation("u1"))
+        try await app.sync()
+        try widgets.set(QueueFixture.controls("c1"))
+        try await widgets.sync()   // the widget extension now caches u1's JWT
+        user.withLock { $0 = "u2" }
+        try app.set(Self.installation("u2"))
+        try await app.sync()
+        try widgets.set(QueueFixture.controls("c2"))
+        try await widgets.sync()
+        let subjects = transport.requests.map { request in
+            request.headers["Authorization"].flatMap { DeviceCredential(token: String($0.dropFirst("Bearer ".count))).subject }
+        }
+        #expect(transport.sent.suffix(2) == ["PUT installation", "PUT controls"] || transport.sent.suffix(1) == ["PUT controls"])
+        #expect(subjects.last == "u2", "the widget extension fetched u2's JWT instead of sending u1's")
+        #expect(try store.update { $0.installationId } == "inst-2")
+    }
+
     @Test func aPlainForbiddenIsStillFinal() async throws {
         let fixture = Self.fixture()
         fixture.transport.answer { _ in HTTPResponseData(status: 403, body: Data(#"{"error":{"code":"channel_not_allowed","message":"no"}}"#.utf8)) }
@@ -117,19 +150,5 @@ struct InstallationLifecycleTests {
         #expect(fixture.transport.sent == ["DELETE file-provider"])
         #expect(fixture.transport.requests[0].url.query == "revision=3")
         #expect(try fixture.queue.state().entries["file-provider"] == nil, "a removal done is forgotten")
-    }
-}
-
-@Suite struct APNsEnvironmentTests {
-    @Test func theProvisioningProfileNamesTheEnvironment() {
-        func profile(_ key: String, _ value: String) -> Data {
-            Data("0\u{80}junk<plist><dict><key>Entitlements</key><dict><key>\(key)</key>\n\t<string>\(value)</string></dict></dict></plist>junk".utf8)
-        }
-        #expect(APNsEnvironment.fromProvisioningProfile(profile("aps-environment", "development")) == .sandbox)
-        #expect(APNsEnvironment.fromProvisioningProfile(profile("aps-environment", "production")) == .production)
-        #expect(APNsEnvironment.fromProvisioningProfile(profile("com.apple.developer.aps-environment", "development")) == .sandbox)
-        #expect(APNsEnvironment.fromProvisioningProfile(profile("get-task-allow", "true")) == nil)
-        // No profile in the bundle (App Store builds): production.
-        #expect(APNsEnvironment.ofThisBuild(bundle: Bundle(path: FileManager.default.temporaryDirectory.path)!) == .production)
     }
 }

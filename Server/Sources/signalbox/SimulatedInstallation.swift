@@ -5,7 +5,6 @@ import Foundation
 import SignalboxAPI
 import SignalboxClient
 import SignalboxClientApple
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -25,6 +24,8 @@ final class SimulatedInstallation {
     private let base: URL
     private let appId: String
     private let leaseSeconds: Int
+    /// Mints the current user's JWT, as the app's backend would; every process of the phone uses it.
+    private let credentials: DeviceCredentials.Fetch
     private(set) var domains: [FileProviderDomain] = []
     private(set) var app: SignalboxApple
     private var widgetToken: Data?
@@ -49,8 +50,6 @@ final class SimulatedInstallation {
         app = SignalboxApple.configure(Self.configuration(store: store, url: url, appId: appId, credentials: credentials, network: network, domains: [], leaseSeconds: leaseSeconds))
         self.credentials = credentials
     }
-
-    private let credentials: DeviceCredentials.Fetch
 
     /// The same configuration in every process of the phone; the configuration JSON of a widget or control is its
     /// intent's (`SimulatedIntent`).
@@ -173,20 +172,6 @@ final class SimulatedInstallation {
         else { return "\(what) reloaded" }
         let name = container == EnumeratorLeases.workingSet ? "the working set" : container
         return "File Provider domain \(object["domain"] as? String ?? "?"): would enumerate changes in \(name)"
-    }
-}
-
-/// A widget's or control's intent in the simulator: the configuration the script gave it.
-struct SimulatedIntent: WidgetConfigurationIntent, ControlConfigurationIntent {
-    var values: JSONValue
-}
-
-/// The replicated File Provider extension of a simulated phone (it enumerates nothing; only its kind matters).
-final class SimulatedReplicatedExtension: NSObject, NSFileProviderReplicatedExtension {
-    init(domain: NSFileProviderDomain) {}
-    func invalidate() {}
-    func enumerator(for containerItemIdentifier: NSFileProviderItemIdentifier, request: NSFileProviderRequest) throws -> any NSFileProviderEnumerator {
-        throw CocoaError(.featureUnsupported)
     }
 }
 #endif

@@ -123,8 +123,9 @@ import SignalboxClientTesting
             OrphanGuard.stop(process, signal: SIGKILL)
             #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         }
-        // Both processes played the installation named "device": one store, one installation id.
-        let store = FileSyncStore(directory: root.appendingPathComponent("device"))
+        // Both processes played the installation named "device": one app group (SignalboxApple keeps its store in
+        // the group's Signalbox folder), one store, one installation id.
+        let store = FileSyncStore(directory: root.appendingPathComponent("device").appendingPathComponent("Signalbox"))
         let state = try store.update { $0 }
         #expect(Set(state.entries.keys) == ["installation", "controls", "widgets"])
         let acknowledged = state.entries.values.allSatisfy { $0.isAcknowledged }
@@ -132,5 +133,49 @@ import SignalboxClientTesting
         let json = try await server.installation(state.installationId).json
         #expect((json["controls"] as? [[String: Any]])?.first?["pushToken"] as? String == "d001")
         #expect((json["widgets"] as? [String: Any])?["pushToken"] as? String == "e001")
+    }
+
+    /// One phone over its users' lives against the real server: a user switch leaves no installation of the previous
+    /// user holding the tokens, a sign-out deletes the installation, an invalidated File Provider token is removed.
+    @Test func aUserSwitchASignOutAndAnInvalidatedTokenLeaveNothingBehindOnTheServer() async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        let user = Box("u1")
+        let (appId, secret) = (server.appId, server.deviceSecret)
+        let credentials = DeviceCredentials {
+            DeviceCredential(token: LiveServer.deviceToken(userId: user.withLock { $0 }, channels: [], appId: appId, secret: secret))
+        }
+        let queue = SyncQueue(
+            configuration: SyncQueue.Configuration(baseURL: server.base, appId: server.appId),
+            store: FileSyncStore(directory: Self.storeDirectory()), credentials: credentials, transport: Network(), clock: ManualClock()
+        )
+        try queue.set(.installation(InstallationRequest(userId: "u1", environment: "sandbox")))
+        try queue.set(.controls(ControlsRequest(controls: [Control(kind: "door", pushToken: "d0d0")])))
+        try queue.set(.fileProvider(FileProviderRequest(pushToken: "f0f0", domains: [FileProviderDomain(id: "acct-7", replicated: false)])))
+        #expect(try await queue.sync().errors.isEmpty)
+        let first = try queue.installationId()
+
+        // u2 signs in: u1's installation is deleted with u1's JWT, the tokens registered under u2's.
+        user.withLock { $0 = "u2" }
+        try queue.set(.installation(InstallationRequest(userId: "u2", environment: "sandbox")))
+        let report = try await queue.sync()
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        let second = try queue.installationId()
+        #expect(second != first)
+        #expect(try await server.installation(first).status == 404)
+        let switched = try await server.installation(second).json
+        #expect(switched["userId"] as? String == "u2")
+        #expect((switched["controls"] as? [[String: Any]])?.first?["pushToken"] as? String == "d0d0")
+
+        // The system invalidates the File Provider token: the registration goes.
+        try queue.set(.fileProviderGone)
+        #expect(try await queue.sync().errors.isEmpty)
+        #expect((try await server.installation(second).json["fileProvider"] as? [String: Any]) == nil)
+
+        // u2 signs out: the installation is deleted; nothing is registered until the next user.
+        try await queue.signOut()
+        #expect(try await server.installation(second).status == 404)
+        #expect(try queue.installationId() != second)
+        #expect(try await queue.sync().acknowledged.isEmpty)
     }
 }

@@ -6,8 +6,9 @@ import Testing
 /// its own installation and its File Provider registration; another user's device cannot, and is told so with a
 /// code it recovers from (a new installation id).
 struct DeviceSignOutTests {
-    @Test func aDeviceRemovesItsFileProviderRegistrationAndDeletesItsOwnInstallation() async throws {
-        let harness = try await Harness.make()
+    @Test(arguments: Backend.available)
+    func aDeviceRemovesItsFileProviderRegistrationAndDeletesItsOwnInstallation(_ backend: Backend) async throws {
+        let harness = try await Harness.make(store: try await backend.open())
         try await harness.run { api in
             let app = try await api.createApp()
             let u1 = try await app.sign(app.claims(now: harness.clock.now))

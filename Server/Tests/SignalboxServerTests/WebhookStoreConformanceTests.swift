@@ -41,6 +41,10 @@ import Testing
             #expect(try await !store.deleteWebhookEndpoint(appId: "a", id: "w1"))
             let claimed = try await store.claimWebhookDeliveries(now: now + 1, limit: 10, lease: .seconds(60))
             #expect(claimed.map(\.endpoint.id) == ["w2"], "a deleted endpoint's deliveries go with it")
+            #expect(try await store.deleteApp(id: "a"))
+            #expect(try await store.webhookEndpoints(appId: "a").isEmpty)
+            #expect(try await store.lifecycleEvents(appId: "a", after: nil, limit: 10).isEmpty)
+            #expect(try await store.nextWebhookDueDate() == nil, "a deleted app's deliveries go with it")
         }
     }
 

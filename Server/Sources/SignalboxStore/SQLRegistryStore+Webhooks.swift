@@ -84,18 +84,19 @@ extension SQLRegistryStore: WebhookStore {
         let owner = owner
         let backend = backend
         return try await transaction { db in
-            // Free and due, or held by a lease that ended; on PostgreSQL rows another instance is claiming are skipped.
+            // A claim moves the delivery's due time to its lease's end: one held by a stopped instance is due again
+            // then, and "due" is one index range. On PostgreSQL rows another instance is claiming are skipped.
+            let leaseUntil = (now + lease.seconds).milliseconds
             let claimed = try await db.raw("""
-                UPDATE webhook_deliveries SET claimed_by = \(bind: owner), lease_until = \(bind: (now + lease.seconds).milliseconds)
+                UPDATE webhook_deliveries SET claimed_by = \(bind: owner), lease_until = \(bind: leaseUntil), next_attempt_at = \(bind: leaseUntil)
                 WHERE delivery_id IN (
-                    SELECT delivery_id FROM webhook_deliveries
-                    WHERE next_attempt_at <= \(bind: now.milliseconds) AND (lease_until IS NULL OR lease_until < \(bind: now.milliseconds))
+                    SELECT delivery_id FROM webhook_deliveries WHERE next_attempt_at <= \(bind: now.milliseconds)
                     ORDER BY next_attempt_at LIMIT \(bind: limit)\(backend.skipLocked))
                 RETURNING delivery_id
                 """).all().map { try $0.decode(column: "delivery_id", as: String.self) }
             guard !claimed.isEmpty else { return [] }
             return try await db.raw("""
-                SELECT d.delivery_id, d.attempts, e.*, l.event_id AS lifecycle_event_id, l.event_type, l.body, l.occurred_at
+                SELECT d.delivery_id, d.attempts, d.next_attempt_at, e.*, l.event_id AS lifecycle_event_id, l.event_type, l.body, l.occurred_at
                 FROM webhook_deliveries d
                 JOIN webhook_endpoints e ON e.endpoint_id = d.endpoint_id
                 JOIN lifecycle_events l ON l.event_id = d.event_id
@@ -135,12 +136,23 @@ extension SQLRegistryStore: WebhookStore {
         }
     }
 
+    @discardableResult
+    public func releaseWebhookClaims(now: Date) async throws -> Int {
+        // A shared database's claims end with their leases (their due time); SQLite's other owners are gone.
+        guard backend == .sqlite else { return 0 }
+        let owner = owner
+        return try await oneStatement { db in
+            try await db.raw("""
+                UPDATE webhook_deliveries SET next_attempt_at = \(bind: now.milliseconds), claimed_by = NULL, lease_until = NULL
+                WHERE claimed_by IS NOT NULL AND claimed_by <> \(bind: owner) RETURNING delivery_id
+                """).all().count
+        }
+    }
+
     public func nextWebhookDueDate() async throws -> Date? {
         try await oneStatement { db in
-            guard let row = try await db.raw("""
-                SELECT MIN(CASE WHEN lease_until IS NULL OR lease_until < next_attempt_at THEN next_attempt_at ELSE lease_until END) AS due
-                FROM webhook_deliveries
-                """).first(), try !row.decodeNil(column: "due") else { return nil }
+            guard let row = try await db.raw("SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries").first(),
+                  try !row.decodeNil(column: "due") else { return nil }
             return Date(milliseconds: try row.decode(column: "due", as: Int64.self))
         }
     }

@@ -34,6 +34,12 @@ public struct WebhookDispatcher: Service {
 
     public func run() async throws {
         let slots = WebhookSlots(limit: configuration.maxConcurrent)
+        do {
+            let released = try await store.releaseWebhookClaims(now: now())
+            if released > 0 { logger.info("webhook deliveries of the previous process released", metadata: ["count": "\(released)"]) }
+        } catch {
+            logger.error("releasing earlier webhook claims failed", metadata: ["error": "\(error)"])
+        }
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
@@ -81,6 +87,8 @@ public struct WebhookDispatcher: Service {
             // The secret does not open (another master key): nothing can be signed until the operator fixes it.
             result = .retry(at: now() + configuration.retryCap.seconds, error: "the endpoint's secret does not open with this master key")
         }
+        // Shutting down: the attempt was cut short, not failed; the claim is released at the next start or its lease end.
+        if Task.isCancelled { return }
         do {
             try await store.completeWebhookDelivery(id: delivery.id, endpointId: delivery.endpoint.id, result: result, now: now())
         } catch {

@@ -122,6 +122,28 @@ import Testing
         }
     }
 
+    @Test func aPauseAndTheResumptionAfterItAreReported() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.serve { url in
+            try await DeliveryHarness.run(configure: { configuration in
+                Self.configure(&configuration)
+                configuration.delivery.credentialsPause = .milliseconds(500)
+            }) { harness in
+                let app = try await harness.api.createApp()
+                _ = try await Self.createEndpoint(harness, app, url: url, types: ["app.paused", "app.resumed"])
+                try await harness.registerControls(app, installation: "phone", controls: [("door", "north", "a001")])
+                harness.simulator.script([.status(403, reason: "InvalidProviderToken")])
+                let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#)
+                #expect(try await harness.waitUntilDone(app, event: event)["delivered"] as? Int == 1)
+                let received = try await receiver.wait { $0.count >= 2 }
+                #expect(received.map(\.eventType) == ["app.paused", "app.resumed"] || Set(received.map(\.eventType)) == ["app.paused", "app.resumed"])
+                #expect(received.count == 2, "one pause, one resumption")
+                let paused = try #require(received.first { $0.eventType == "app.paused" }?.json?["data"] as? [String: Any])
+                #expect(paused["reason"] as? String == "InvalidProviderToken" && paused["pausedUntil"] is String)
+            }
+        }
+    }
+
     @Test func aDeadEndpointDoesNotDelayPushes() async throws {
         let silent = try await SilentPort.open()
         defer { Task { await silent.close() } }

@@ -41,6 +41,10 @@ import Testing
             #expect(try await !store.deleteWebhookEndpoint(appId: "a", id: "w1"))
             let claimed = try await store.claimWebhookDeliveries(now: now + 1, limit: 10, lease: .seconds(60))
             #expect(claimed.map(\.endpoint.id) == ["w2"], "a deleted endpoint's deliveries go with it")
+            #expect(try await store.deleteApp(id: "a"))
+            #expect(try await store.webhookEndpoints(appId: "a").isEmpty)
+            #expect(try await store.lifecycleEvents(appId: "a", after: nil, limit: 10).isEmpty)
+            #expect(try await store.nextWebhookDueDate() == nil, "a deleted app's deliveries go with it")
         }
     }
 
@@ -54,8 +58,13 @@ import Testing
             #expect(try await first.nextWebhookDueDate() == now)
             let claimed = try await first.claimWebhookDeliveries(now: now, limit: 10, lease: .seconds(60))
             #expect(claimed.count == 1 && claimed.first?.event == event && claimed.first?.attempts == 0)
+            #expect(try await first.nextWebhookDueDate() == now + 60, "due again when its lease ends")
             #expect(try await second.claimWebhookDeliveries(now: now + 30, limit: 10, lease: .seconds(60)).isEmpty, "leased")
-            // The lease ended: another instance takes the delivery over; the first one's late answer is not recorded.
+            // SQLite belongs to one process: a later one releases an earlier one's claims at start.
+            #expect(try await second.releaseWebhookClaims(now: now + 30) == (backend == .sqlite ? 1 : 0))
+            #expect(try await first.releaseWebhookClaims(now: now + 30) == 0, "its own claims stay")
+            // The lease ended (or the claim was released): another instance takes the delivery over; the first one's
+            // late answer is not recorded.
             let retaken = try await second.claimWebhookDeliveries(now: now + 61, limit: 10, lease: .seconds(60))
             #expect(retaken.map(\.id) == claimed.map(\.id))
             #expect(try await !first.completeWebhookDelivery(id: claimed[0].id, endpointId: "w1", result: .delivered, now: now + 62))

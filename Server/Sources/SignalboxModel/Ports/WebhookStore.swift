@@ -32,6 +32,10 @@ public protocol WebhookStore: LifecycleRecorder {
     /// their retry. - Returns: whether the claim was still this process's.
     @discardableResult
     func completeWebhookDelivery(id: String, endpointId: String, result: WebhookAttemptResult, now: Date) async throws -> Bool
+    /// Makes the deliveries claimed by an earlier process due at `now`: on a database one process owns, every claim of
+    /// another owner; on a shared one nothing (a claim is due again when its lease ends). - Returns: how many.
+    @discardableResult
+    func releaseWebhookClaims(now: Date) async throws -> Int
     /// When the earliest queued delivery is due (or its lease ends), if any.
     func nextWebhookDueDate() async throws -> Date?
 }

@@ -14,6 +14,11 @@ public final class AppPauses: Sendable {
         pauses.withLock { $0[appId] = Pause(reason: reason, until: until) }
     }
 
+    /// Ends the app's pause (its credentials were replaced).
+    public func resume(appId: String) {
+        _ = pauses.withLock { $0.removeValue(forKey: appId) }
+    }
+
     /// Apps paused at `now`; ended pauses are dropped.
     public func active(at now: Date) -> [String: Pause] {
         pauses.withLock { pauses in

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SignalboxAPNs
+import SignalboxModel
 
 /// Seals secrets at rest with AES-256-GCM under the master key. A sealed value is bound to its app and column
 /// (they are the associated data) and starts with a version byte: moved to another app or column, it no
@@ -18,6 +19,14 @@ public struct SecretBox: Sendable {
         case previousDeviceSecret = "previous_sealed_device_secret"
         /// A provider token shared between instances; sealed for its signing key (`appId` names the key).
         case providerToken = "provider_tokens.sealed_token"
+        /// An app's key for sandbox or production only.
+        case sandboxPrivateKey = "app_signing_keys.sandbox"
+        case productionPrivateKey = "app_signing_keys.production"
+
+        /// The column of an app's key for `environment` alone.
+        static func privateKey(for environment: Environment) -> Column {
+            environment == .sandbox ? .sandboxPrivateKey : .productionPrivateKey
+        }
     }
 
     /// A sealed value that does not open: another key, app or column, or damaged.

@@ -119,6 +119,29 @@ import Testing
         }
     }
 
+    @Test func theAppPageChecksTheCredentialsForTheAdmin() async throws {
+        try await CredentialHarness.run { harness in
+            let good = P256.Signing.PrivateKey()
+            harness.trust(good, keyId: "KEYSANDBOX", environment: .sandbox)
+            let app = try await harness.api.createApp(privateKey: good, keyId: "KEYSANDBOX")
+            var admin = DashboardTests.Browser(client: harness.api.client)
+            _ = try await admin.signIn(Harness.adminKey)
+            let overview = try await admin.get("/dashboard/apps/\(app.id)")
+            #expect(overview.body.contains("Check APNs credentials"))
+            let checked = try await admin.post("/dashboard/apps/\(app.id)/check", form: ["csrf": try #require(overview.csrf)])
+            #expect(checked.status == 200)
+            #expect(checked.body.contains("sandbox: good") && checked.body.contains("production: not good"), "\(checked.body)")
+            #expect(checked.body.contains("restricted to the other environment"))
+            // A server-key session sees no button and may not check.
+            var owner = DashboardTests.Browser(client: harness.api.client)
+            _ = try await owner.signIn(app.serverKey)
+            let page = try await owner.get("/dashboard/apps/\(app.id)")
+            #expect(!page.body.contains("Check APNs credentials"))
+            #expect(try await owner.post("/dashboard/apps/\(app.id)/check", form: ["csrf": try #require(page.csrf)]).status == 403)
+            #expect(try await admin.post("/dashboard/apps/\(app.id)/check", form: ["csrf": "forged"]).status == 403)
+        }
+    }
+
     private func registerControl(_ harness: CredentialHarness, _ app: TestApp, token: String) async throws {
         let base = "/v1/apps/\(app.id)/installations/phone"
         expectStatus(204, try await harness.api.call(.put, base, key: app.serverKey, json: #"{"userId":"u1","channels":[],"environment":"sandbox"}"#))

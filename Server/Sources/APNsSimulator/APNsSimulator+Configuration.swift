@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxAPNs
 
 extension APNsSimulator {
     /// How a simulator listens, identifies itself and misbehaves.
@@ -21,6 +22,9 @@ extension APNsSimulator {
         public var faults = FaultPlan()
         /// How long a connection keeps reading after a graceful GOAWAY before it closes.
         public var drainTime: Duration = .seconds(1)
+        /// The APNs environment this simulator plays (nil: either); a key registered for the other one is refused
+        /// with `BadEnvironmentKeyIdInToken`.
+        public var environment: APNsEnvironment? = nil
         /// The simulator's clock, used for JWT age and 410 timestamps.
         public var now: @Sendable () -> Date = { Date() }
 
@@ -33,6 +37,13 @@ extension APNsSimulator {
         case generated
         /// A certificate chain and private key, both PEM.
         case pem(certificateChain: String, privateKey: String)
+
+        /// A fresh self-signed identity as PEM, so several simulators (one per APNs environment) can share one
+        /// certificate that a client trusts once.
+        public static func selfSigned() throws -> TLS {
+            let identity = try SelfSignedIdentity()
+            return .pem(certificateChain: identity.certificatePEM, privateKey: identity.privateKeyPEM)
+        }
     }
 
     /// A misbehaviour applied to one request.

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import SignalboxAPNs
 import SignalboxAPNsHTTP2
 
 /// An APNs double over real HTTP/2 + TLS that validates requests as APNs does and injects faults.
@@ -102,8 +103,14 @@ public final class APNsSimulator: Sendable {
     }
 
     /// Trusts a signing key: provider tokens with this `kid` must be signed by it and name `teamId`.
-    public func register(publicKey: P256.Signing.PublicKey, keyId: String, teamId: String) {
-        ledger.register(RegisteredKey(publicKey: publicKey, teamId: teamId), keyId: keyId)
+    /// - Parameters:
+    ///   - environment: the one environment the key is for (`BadEnvironmentKeyIdInToken` on a simulator playing the
+    ///     other); nil: both.
+    ///   - bundleIds: the topics' bundle ids the key may push to (`TopicDisallowed` for others); nil: any.
+    public func register(
+        publicKey: P256.Signing.PublicKey, keyId: String, teamId: String, environment: APNsEnvironment? = nil, bundleIds: Set<String>? = nil
+    ) {
+        ledger.register(RegisteredKey(publicKey: publicKey, teamId: teamId, environment: environment, bundleIds: bundleIds), keyId: keyId)
     }
 
     /// Ties `token` to one topic: pushes to it on any other topic get `DeviceTokenNotForTopic`.

@@ -16,6 +16,8 @@ public struct AcceptedPush: Sendable, Hashable, Codable {
     public var receivedAt: Date
     /// Which connection carried it (1, 2, … in accept order).
     public var connectionId: Int
+    /// The `kid` of the provider token that signed it.
+    public var keyId: String? = nil
     /// 1, 2, … in accept order since start or the last reset, so a poller asks only for newer ones (`?after=`).
     public var sequence = 0
 }

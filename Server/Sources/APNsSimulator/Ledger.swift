@@ -24,7 +24,9 @@ final class Ledger: Sendable {
     init(configuration: APNsSimulator.Configuration) {
         recordLimit = max(1, configuration.recordLimit)
         rates = configuration.faults.rates
-        state = Mutex(State(generator: SeededGenerator(seed: configuration.faults.seed)))
+        var initial = State(generator: SeededGenerator(seed: configuration.faults.seed))
+        initial.validator.environment = configuration.environment
+        state = Mutex(initial)
     }
 
     var validator: PushValidator { state.withLock { $0.validator } }

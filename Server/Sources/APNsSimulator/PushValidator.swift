@@ -14,10 +14,15 @@ enum Verdict: Sendable, Equatable {
     case rejected(status: Int, reason: APNsReason, timestamp: Date? = nil)
 }
 
-/// A signing key APNs knows: its public half and the team it belongs to.
+/// A signing key APNs knows: its public half, the team it belongs to and, as Apple's console can restrict a key,
+/// the one environment and the topics (bundle ids) it is good for.
 struct RegisteredKey: Sendable {
     var publicKey: P256.Signing.PublicKey
     var teamId: String
+    /// nil: sandbox and production.
+    var environment: APNsEnvironment? = nil
+    /// nil: every topic of the team.
+    var bundleIds: Set<String>? = nil
 }
 
 /// What one connection has proven: the provider token it last accepted, and when.
@@ -37,6 +42,8 @@ struct PushValidator {
     var bindings: [String: String]
     /// Tokens APNs reports as no longer valid, with the time they became so.
     var unregistered: [String: Date]
+    /// The environment this simulator plays (nil: either), against which an environment-restricted key is checked.
+    var environment: APNsEnvironment? = nil
 
     static let providerTokenLifetime: TimeInterval = 60 * 60
     static let providerTokenUpdateInterval: TimeInterval = 20 * 60
@@ -65,8 +72,10 @@ struct PushValidator {
         guard !token.isEmpty else { return reject(400, .missingDeviceToken) }
         guard let deviceToken = try? DeviceToken(hex: token) else { return reject(400, .badDeviceToken) }
 
-        if let failure = authenticate(headers["authorization"], connection: &connection, now: now) {
-            return failure
+        let key: RegisteredKey, keyId: String
+        switch authenticate(headers["authorization"], connection: &connection, now: now) {
+        case .success(let known): (keyId, key) = known
+        case .failure(let refusal): return refusal.verdict
         }
         guard let typeName = headers["apns-push-type"], let type = PushType(rawValue: typeName) else {
             return reject(400, .invalidPushType)
@@ -85,38 +94,55 @@ struct PushValidator {
         let collapseId = headers["apns-collapse-id"]
         if let collapseId, collapseId.utf8.count > 64 { return reject(400, .badCollapseId) }
         if let failure = checkPayload(request.body, for: type) { return failure }
+        if let bundleIds = key.bundleIds, !bundleIds.contains(String(topic.dropLast(type.topicSuffix.count))) {
+            return reject(400, .topicDisallowed)
+        }
+        // No device is ever given 32 zero bytes: APNs refuses that token as it refuses any token it did not issue.
+        if deviceToken.hex == CredentialCheck.probeToken { return reject(400, .badDeviceToken) }
         if let bound = bindings[deviceToken.hex], bound != topic { return reject(400, .deviceTokenNotForTopic) }
         if let since = unregistered[deviceToken.hex] { return .rejected(status: 410, reason: .unregistered, timestamp: since) }
         return .accepted(
             AcceptedPush(
                 token: deviceToken.hex, topic: topic, pushType: type.rawValue, priority: priority,
                 expiration: expiration, collapseId: collapseId, apnsId: apnsId,
-                payload: String(decoding: request.body, as: UTF8.self), receivedAt: now, connectionId: connectionId
+                payload: String(decoding: request.body, as: UTF8.self), receivedAt: now, connectionId: connectionId, keyId: keyId
             )
         )
     }
 
-    /// Verifies the provider token; a signature is checked once per connection and token.
-    private func authenticate(_ authorization: String?, connection: inout ConnectionAuth, now: Date) -> Verdict? {
-        guard let authorization, authorization.hasPrefix("bearer ") else { return reject(403, .missingProviderToken) }
+    /// A refusal of the provider token, as an `Error` so `authenticate` can return a `Result`.
+    struct Refusal: Error {
+        let verdict: Verdict
+    }
+
+    /// Verifies the provider token; a signature is checked once per connection and token. - Returns: the key it names.
+    private func authenticate(
+        _ authorization: String?, connection: inout ConnectionAuth, now: Date
+    ) -> Result<(keyId: String, key: RegisteredKey), Refusal> {
+        func refuse(_ status: Int, _ reason: APNsReason) -> Result<(keyId: String, key: RegisteredKey), Refusal> {
+            .failure(Refusal(verdict: reject(status, reason)))
+        }
+        guard let authorization, authorization.hasPrefix("bearer ") else { return refuse(403, .missingProviderToken) }
         let jwt = authorization.dropFirst("bearer ".count)
         guard let parsed = ProviderToken.parse(jwt), parsed.algorithm == "ES256",
             let key = keys[parsed.keyId], key.teamId == parsed.teamId
-        else { return reject(403, .invalidProviderToken) }
-        if let pinned = connection.teamId, pinned != parsed.teamId { return reject(403, .invalidProviderToken) }
+        else { return refuse(403, .invalidProviderToken) }
+        if let pinned = connection.teamId, pinned != parsed.teamId { return refuse(403, .invalidProviderToken) }
         let isKnown = connection.acceptedJWT.map { $0 == jwt } ?? false
-        if !isKnown, !parsed.isSigned(by: key.publicKey) { return reject(403, .invalidProviderToken) }
-        if now.timeIntervalSince(parsed.issuedAt) > Self.providerTokenLifetime { return reject(403, .expiredProviderToken) }
+        if !isKnown, !parsed.isSigned(by: key.publicKey) { return refuse(403, .invalidProviderToken) }
+        if now.timeIntervalSince(parsed.issuedAt) > Self.providerTokenLifetime { return refuse(403, .expiredProviderToken) }
+        // A key restricted to one environment is refused by the other's servers.
+        if let only = key.environment, let environment, only != environment { return refuse(403, .badEnvironmentKeyIdInToken) }
         // After a token switch too soon, the connection is unusable until a switch would have been allowed (`apns.md` §3.3).
-        if let blockedUntil = connection.blockedUntil, now < blockedUntil { return reject(429, .tooManyProviderTokenUpdates) }
+        if let blockedUntil = connection.blockedUntil, now < blockedUntil { return refuse(429, .tooManyProviderTokenUpdates) }
         if !isKnown {
             if let acceptedAt = connection.acceptedAt, now.timeIntervalSince(acceptedAt) < Self.providerTokenUpdateInterval {
                 connection.blockedUntil = acceptedAt.addingTimeInterval(Self.providerTokenUpdateInterval)
-                return reject(429, .tooManyProviderTokenUpdates)
+                return refuse(429, .tooManyProviderTokenUpdates)
             }
             connection = ConnectionAuth(acceptedJWT: String(jwt), acceptedAt: now, teamId: parsed.teamId)
         }
-        return nil
+        return .success((parsed.keyId, key))
     }
 
     /// The payload must be a non-empty JSON object ≤ 4096 bytes with what the push type needs.

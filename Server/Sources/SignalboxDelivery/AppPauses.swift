@@ -28,6 +28,11 @@ public final class AppPauses: Sendable {
         unresumed.withLock { $0.isEmpty ? false : $0.remove(appId) != nil }
     }
 
+    /// Ends the app's pause (its credentials were replaced).
+    public func resume(appId: String) {
+        _ = pauses.withLock { $0.removeValue(forKey: appId) }
+    }
+
     /// Apps paused at `now`; ended pauses are dropped.
     public func active(at now: Date) -> [String: Pause] {
         pauses.withLock { pauses in

@@ -3,14 +3,23 @@ import SignalboxAPNs
 
 /// Sends one push for an app: its credentials, its topic, the installation's environment.
 public struct PushSender: Sendable {
-    /// What sending for an app needs: its bundle id and its key's provider-token manager.
+    /// What sending for an app needs: its bundle id and its keys' provider-token managers.
     public struct Credentials: Sendable {
         public let bundleId: String
+        /// The app's own key, for every environment without a key of its own.
         public let tokens: ProviderTokenManager
+        /// Keys restricted to one environment.
+        public let environmentTokens: [APNsEnvironment: ProviderTokenManager]
 
-        public init(bundleId: String, tokens: ProviderTokenManager) {
+        public init(bundleId: String, tokens: ProviderTokenManager, environmentTokens: [APNsEnvironment: ProviderTokenManager] = [:]) {
             self.bundleId = bundleId
             self.tokens = tokens
+            self.environmentTokens = environmentTokens
+        }
+
+        /// The manager of the key that signs pushes to `environment`.
+        public func tokens(for environment: APNsEnvironment) -> ProviderTokenManager {
+            environmentTokens[environment] ?? tokens
         }
     }
 
@@ -45,6 +54,6 @@ public struct PushSender: Sendable {
         } catch {
             throw Failure.invalid("\(error)")
         }
-        return try await client.send(push, environment: environment, tokens: app.tokens)
+        return try await client.send(push, environment: environment, tokens: app.tokens(for: environment))
     }
 }

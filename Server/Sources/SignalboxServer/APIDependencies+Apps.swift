@@ -52,7 +52,7 @@ extension APIDependencies {
     }
 
     /// Which request field a `SigningKey` complaint is about.
-    private static func field(of message: String) -> String {
+    static func field(of message: String) -> String {
         message.contains("team") ? "teamId" : message.lowercased().contains("key id") ? "keyId" : "privateKey"
     }
 }

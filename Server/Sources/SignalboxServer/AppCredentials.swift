@@ -4,22 +4,27 @@ import SignalboxDelivery
 import SignalboxModel
 import Synchronization
 
-/// Each app's signing key and provider-token manager, unsealed once and cached; apps on one key share its manager.
+/// Each app's signing keys and their provider-token managers, unsealed and cached; apps on one key share its
+/// manager. An entry is read again after `refreshAfter`, so a key replaced through another instance is used here
+/// within that time; pushes already holding an entry finish with the key they started with.
 final class AppCredentials: Sendable {
     typealias Entry = PushSender.Credentials
 
-    private let store: any RegistryStore & SharedProviderTokens
+    /// How long a loaded entry is used before the app's keys are read again.
+    static let refreshAfter: Duration = .seconds(30)
+
+    private let store: any RegistryStore & SharedProviderTokens & SigningKeyStore
     private let secrets: SecretBox
     private let now: @Sendable () -> Date
     private let onLoad: @Sendable (SigningKey) -> Void
-    private let cache = Mutex<[String: Entry]>([:])
+    private let cache = Mutex<[String: (entry: Entry, loadedAt: Date)]>([:])
     private let tokenManagers: ProviderTokenManagers
     /// Loads under way: the first thousand pushes of an event all miss the cache; one reads and unseals.
     private let loading = Mutex<[String: Task<Entry?, any Error>]>([:])
 
     /// - Parameter onLoad: called with each key when first loaded (local mode trusts it in the simulator).
     init(
-        store: any RegistryStore & SharedProviderTokens, secrets: SecretBox, now: @escaping @Sendable () -> Date,
+        store: any RegistryStore & SharedProviderTokens & SigningKeyStore, secrets: SecretBox, now: @escaping @Sendable () -> Date,
         onLoad: @escaping @Sendable (SigningKey) -> Void
     ) {
         self.store = store
@@ -32,7 +37,8 @@ final class AppCredentials: Sendable {
     /// The app's credentials; `nil` when the app no longer exists.
     /// - Throws: when storage fails or the stored key cannot be unsealed or parsed.
     func entry(appId: String) async throws -> Entry? {
-        if let cached = cache.withLock({ $0[appId] }) { return cached }
+        let cached = cache.withLock { $0[appId] }
+        if let cached, now().timeIntervalSince(cached.loadedAt) < Self.refreshAfter.seconds { return cached.entry }
         let load = loading.withLock { loading in
             if let running = loading[appId] { return running }
             let task = Task { try await self.load(appId: appId) }
@@ -40,19 +46,37 @@ final class AppCredentials: Sendable {
             return task
         }
         defer { _ = loading.withLock { $0.removeValue(forKey: appId) } }
-        return try await load.value
+        do {
+            return try await load.value
+        } catch {
+            // Storage hiccup on a refresh: keep sending with the keys already known.
+            if let cached { return cached.entry }
+            throw error
+        }
     }
 
     private func load(appId: String) async throws -> Entry? {
-        guard let app = try await store.app(id: appId) else { return nil }
+        guard let app = try await store.app(id: appId) else {
+            forget(appId: appId)
+            return nil
+        }
         let key = try SigningKey(pem: try secrets.open(app.sealedPrivateKey, appId: app.id, column: .privateKey), keyId: app.keyId, teamId: app.teamId)
-        let manager = tokenManagers.manager(for: key)
-        // Before the first push on this key: the token the other instances use, if any (else local minting).
-        try? await share(manager)
-        let entry = Entry(bundleId: app.bundleId, tokens: manager)
-        onLoad(key)
-        cache.withLock { $0[appId] = entry }
+        var environmentTokens: [APNsEnvironment: ProviderTokenManager] = [:]
+        for (environment, stored) in try await store.environmentSigningKeys(appId: appId) {
+            let pem = try secrets.open(stored.sealedPrivateKey, appId: app.id, column: .privateKey(for: environment))
+            environmentTokens[environment.apns] = await manager(for: try SigningKey(pem: pem, keyId: stored.keyId, teamId: stored.teamId))
+        }
+        let entry = Entry(bundleId: app.bundleId, tokens: await manager(for: key), environmentTokens: environmentTokens)
+        cache.withLock { $0[appId] = (entry, now()) }
         return entry
+    }
+
+    /// The shared manager of `key`, holding the token the other instances use if any (else minting locally).
+    func manager(for key: SigningKey) async -> ProviderTokenManager {
+        let manager = tokenManagers.manager(for: key)
+        try? await share(manager)
+        onLoad(key)
+        return manager
     }
 
     /// Tokens are shared once this old: before a manager's own refresh (50 minutes), so the instances replace a

@@ -47,6 +47,24 @@ struct AppRoutes {
             return Response.json(ServerKeyResponse(appId: appId, serverKey: try await dependencies.rotateServerKey(appId: appId)))
         }
         apps.post(":appId/device-secret") { request, context in try await rotateDeviceSecret(request, context) }
+        apps.get(":appId/apns-key") { request, context in
+            try dependencies.auth.requireAdmin(request)
+            return Response.json(try await dependencies.signingKeys(appId: try context.parameters.require("appId")))
+        }
+        apps.put(":appId/apns-key") { request, context in
+            try dependencies.auth.requireAdmin(request)
+            let appId = try context.parameters.require("appId")
+            var request = request
+            let body = try await request.decodeJSON(SigningKeyRequest.self, limit: dependencies.configuration.bodyLimit)
+            return Response.json(try await dependencies.replaceSigningKey(appId: appId, body))
+        }
+        apps.post(":appId/apns-key/check") { request, context in
+            try dependencies.auth.requireAdmin(request)
+            let appId = try context.parameters.require("appId")
+            var request = request
+            let body = try await request.decodeJSON(SigningKeyRequest.self, limit: dependencies.configuration.bodyLimit, emptyAs: SigningKeyRequest())
+            return Response.json(try await dependencies.checkCredentials(appId: appId, body))
+        }
         apps.get(":appId/device-tokens") { request, context in
             try dependencies.auth.requireAdmin(request)
             let appId = try context.parameters.require("appId")

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SignalboxAPNs
+import SignalboxModel
 
 /// Seals secrets at rest with AES-256-GCM under the master key. A sealed value is bound to its app and column
 /// (they are the associated data) and starts with a version byte: moved to another app or column, it no
@@ -21,6 +22,15 @@ public struct SecretBox: Sendable {
         /// A webhook endpoint's signing secret (`appId` is `<app>/<endpoint>`), and the one before its last rotation.
         case webhookSecret = "webhook_endpoints.sealed_secret"
         case previousWebhookSecret = "webhook_endpoints.previous_sealed_secret"
+
+        /// An app's key for sandbox or production only.
+        case sandboxPrivateKey = "app_signing_keys.sandbox"
+        case productionPrivateKey = "app_signing_keys.production"
+
+        /// The column of an app's key for `environment` alone.
+        static func privateKey(for environment: Environment) -> Column {
+            environment == .sandbox ? .sandboxPrivateKey : .productionPrivateKey
+        }
     }
 
     /// A sealed value that does not open: another key, app or column, or damaged.

@@ -207,6 +207,13 @@ enum Migrations {
                 created_at BIGINT NOT NULL, PRIMARY KEY (app_id, idempotency_key))
             """,
             "CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)",
+            // An app's APNs key for one environment only (Apple issues keys restricted to sandbox or production);
+            // without one, the app's own key in `apps` serves that environment.
+            """
+            CREATE TABLE app_signing_keys (
+                app_id TEXT NOT NULL, environment TEXT NOT NULL, team_id TEXT NOT NULL, key_id TEXT NOT NULL,
+                sealed_private_key TEXT NOT NULL, PRIMARY KEY (app_id, environment))
+            """,
         ],
         [
             // Signed webhooks: an app's endpoints (the secret sealed like the app's; `event_types` a list between
@@ -240,7 +247,7 @@ enum Migrations {
     /// Tables that hang off an app besides installations.
     static let appTables = [
         "events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs",
-        "idempotency_keys", "webhook_endpoints", "lifecycle_events", "webhook_deliveries",
+        "idempotency_keys", "app_signing_keys", "webhook_endpoints", "lifecycle_events", "webhook_deliveries",
     ]
 
     /// Tables that hang off an installation, cleaned when it goes.

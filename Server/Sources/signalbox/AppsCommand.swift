@@ -10,8 +10,8 @@ import FoundationNetworking
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
-        abstract: "Create, list, delete apps and rotate their server keys and device secrets on a running Signalbox.",
-        subcommands: [Create.self, List.self, Delete.self, RotateKey.self, RotateDeviceSecret.self]
+        abstract: "Create, list, delete apps, rotate their server keys and device secrets, replace and check their APNs keys on a running Signalbox.",
+        subcommands: [Create.self, List.self, Delete.self, RotateKey.self, RotateDeviceSecret.self, UpdateKey.self, Check.self]
     )
 
     struct Connection: ParsableArguments {

@@ -77,9 +77,9 @@ struct APIClient: Sendable {
     }
 
     /// Creates an app (with its own new key unless `privateKey` is given) and returns its id, server key and device secret.
-    func createApp(bundleId: String = "com.example.garage", privateKey: P256.Signing.PrivateKey = .init()) async throws -> TestApp {
+    func createApp(bundleId: String = "com.example.garage", privateKey: P256.Signing.PrivateKey = .init(), keyId: String = "KEY1234567") async throws -> TestApp {
         let pem = privateKey.pemRepresentation
-        let body = #"{"bundleId":"\#(bundleId)","teamId":"TEAM123456","keyId":"KEY1234567","environment":"sandbox","privateKey":\#(jsonString(pem))}"#
+        let body = #"{"bundleId":"\#(bundleId)","teamId":"TEAM123456","keyId":"\#(keyId)","environment":"sandbox","privateKey":\#(jsonString(pem))}"#
         let reply = try await call(.post, "/v1/apps", key: Harness.adminKey, json: body)
         #expect(reply.status == 201, "\(reply.body)")
         let json = try #require(reply.json)

@@ -80,6 +80,8 @@ struct OpenAPIDocumentTests {
         ("FileProviderDomain", FileProviderDomain.CodingKeys.allCases.map(\.rawValue)),
         ("FileProviderRequest", FileProviderRequest.CodingKeys.allCases.map(\.rawValue)),
         ("EnumeratorRequest", EnumeratorRequest.CodingKeys.allCases.map(\.rawValue)),
+        ("SigningKeyRequest", SigningKeyRequest.CodingKeys.allCases.map(\.rawValue)),
+        ("CredentialCheckRequest", SigningKeyRequest.CodingKeys.allCases.map(\.rawValue)),
     ]
 
     /// A request schema lists exactly the fields the decoder accepts, and is closed as the decoder is.
@@ -115,6 +117,10 @@ struct OpenAPIDocumentTests {
             lastSeenAt: date
         )),
         ("Error", ErrorResponse(code: "invalid_field", message: "m")),
+        ("SigningKeys", SigningKeysResponse(appId: "a", keys: [.init(environment: "sandbox", teamId: "TEAM123456", keyId: "KEY1234567", environmentOnly: true)])),
+        ("CredentialCheck", CredentialCheckResponse(good: true, results: [.init(
+            environment: "sandbox", teamId: "TEAM123456", keyId: "KEY1234567", good: true, status: 400, reason: "BadDeviceToken", explanation: "e"
+        )])),
     ]
 
     /// An answer, with every optional field present, has exactly its schema's fields, required ones included,

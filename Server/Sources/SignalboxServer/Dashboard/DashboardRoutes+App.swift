@@ -39,6 +39,7 @@ extension DashboardRoutes {
             case .allowed(let visitor, let app): return sendPage(visitor, app, token: "", type: .background, environment: app.environment, payload: "")
             }
         }
+        addCredentialCheck(to: dashboard)
         dashboard.post("apps/:appId/send") { request, context in
             switch try await viewer(request, appId: try context.parameters.require("appId")) {
             case .refused(let response): return response

@@ -15,7 +15,7 @@ enum DashboardTemplates {
     static let all: [(String, String)] = [
         ("layout", layout), ("csrf", csrf), ("logTable", logTable), ("outcomeTable", outcomeTable), ("login", login), ("apps", apps),
         ("secret", secret), ("deleteApp", deleteApp), ("overview", overview), ("inspect", inspect), ("event", event), ("send", send),
-        ("message", message),
+        ("message", message), ("check", check),
     ]
 
     static let layout = """
@@ -120,7 +120,8 @@ enum DashboardTemplates {
         team id and environment.</section>{{/app.paused}}
         <section><dl><dt>App id</dt><dd><code>{{app.id}}</code></dd><dt>Environment</dt><dd>{{app.environment}}</dd>
         <dt>Team / key id</dt><dd><code>{{app.teamId}}</code> / <code>{{app.keyId}}</code></dd>
-        <dt>Sending</dt><dd>{{#app.paused}}<span class="badge bad">paused</span>{{/app.paused}}{{^app.paused}}<span class="badge ok">active</span>{{/app.paused}}</dd></dl></section>
+        <dt>Sending</dt><dd>{{#app.paused}}<span class="badge bad">paused</span>{{/app.paused}}{{^app.paused}}<span class="badge ok">active</span>{{/app.paused}}</dd></dl>
+        {{#chrome.isAdmin}}<form method="post" action="/dashboard/apps/{{app.id}}/check">{{>csrf}}<button type="submit">Check APNs credentials</button></form>{{/chrome.isAdmin}}</section>
         <div class="cards">{{#counts}}<div class="card"><div class="figure">{{value}}</div><div class="label">{{label}}</div></div>{{/counts}}</div>
         <h2>Pushes in the last hour</h2>
         <section>{{>outcomeTable}}</section>
@@ -189,6 +190,17 @@ enum DashboardTemplates {
         <label for="payload">Payload (JSON object; empty sends the push type's own)</label>
         <textarea id="payload" name="payload">{{form.payload}}</textarea>
         <button type="submit">Send</button></form></section>
+        {{/body}}{{/layout}}
+        """
+
+    static let check = """
+        {{<layout}}{{$body}}
+        <h1>APNs credentials</h1>
+        {{#results}}<section class="{{tone}}"><h2>{{environment}}: {{verdict}}</h2>
+        <dl><dt>Team / key id</dt><dd><code>{{teamId}}</code> / <code>{{keyId}}</code></dd><dt>APNs answered</dt><dd class="mono">{{answer}}</dd></dl>
+        <p>{{explanation}}</p></section>{{/results}}
+        <section><p class="muted">Each environment was sent a push to a token no device has; APNs checks the key, team and topic first.</p>
+        <p><a href="/dashboard/apps/{{app.id}}">Back to the app</a></p></section>
         {{/body}}{{/layout}}
         """
 

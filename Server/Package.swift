@@ -125,7 +125,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // Composition: Hummingbird routes, auth, services, metrics.
+        // Composition: Hummingbird routes, auth, services, metrics (the dashboard's pages are SignalboxDashboard).
         .target(
             name: "SignalboxServer",
             dependencies: [
@@ -140,7 +140,6 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -151,11 +150,42 @@ let package = Package(
             // The API's contract, served at /openapi.json and compiled into the binary.
             resources: [.embedInCode("OpenAPI/openapi.json")]
         ),
+        // The operators' web pages (`/dashboard`): routes, views, sessions in the database, templates as files.
+        .target(
+            name: "SignalboxDashboard",
+            dependencies: [
+                "SignalboxServer", "SignalboxModel", "SignalboxAPNs", "SignalboxDelivery",
+                .product(name: "SignalboxAPI", package: sdk),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            // Compiled into the binary: a release binary run from anywhere needs no source tree or bundle.
+            resources: [
+                .embedInCode("Templates/layout.mustache"),
+                .embedInCode("Templates/csrf.mustache"),
+                .embedInCode("Templates/logTable.mustache"),
+                .embedInCode("Templates/outcomeTable.mustache"),
+                .embedInCode("Templates/login.mustache"),
+                .embedInCode("Templates/apps.mustache"),
+                .embedInCode("Templates/secret.mustache"),
+                .embedInCode("Templates/deleteApp.mustache"),
+                .embedInCode("Templates/overview.mustache"),
+                .embedInCode("Templates/inspect.mustache"),
+                .embedInCode("Templates/event.mustache"),
+                .embedInCode("Templates/send.mustache"),
+                .embedInCode("Templates/message.mustache"),
+                .embedInCode("Templates/check.mustache"),
+                .embedInCode("Templates/style.css"),
+            ]
+        ),
         // The CLI operators and app developers use: serve, apps, send, simulate-apns, simulate-device.
         .executableTarget(
             name: "signalbox",
             dependencies: [
-                "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer",
+                "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator", "SignalboxServer", "SignalboxDashboard",
                 .product(name: "SignalboxAPI", package: sdk),
                 .product(name: "SignalboxClient", package: sdk),
                 .product(name: "SignalboxClientApple", package: sdk),
@@ -225,7 +255,7 @@ let package = Package(
         .testTarget(
             name: "SignalboxServerTests",
             dependencies: [
-                "SignalboxTestSupport",
+                "SignalboxTestSupport", "SignalboxDashboard",
                 "SignalboxModel", "SignalboxStore", "SignalboxServer", "SignalboxDelivery", "SignalboxWebhooks",
                 .product(name: "SignalboxAPI", package: sdk),
                 "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator",

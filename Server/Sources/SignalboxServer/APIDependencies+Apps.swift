@@ -7,7 +7,7 @@ import SignalboxModel
 extension APIDependencies {
     /// Validates and stores a new app. - Returns: the app with its server key and device secret (shown once).
     /// - Throws: `APIError` naming the bad field.
-    func createApp(_ body: CreateAppRequest) async throws -> AppCreatedResponse {
+    package func createApp(_ body: CreateAppRequest) async throws -> AppCreatedResponse {
         guard body.bundleId.count <= 155, body.bundleId.range(of: #"^[A-Za-z0-9][A-Za-z0-9.\-]*$"#, options: .regularExpression) != nil else {
             throw APIError.invalid(ValidationError(field: "bundleId", "must be a bundle id such as com.example.app"))
         }
@@ -35,7 +35,7 @@ extension APIDependencies {
     }
 
     /// A new server key for the app (the old one stops at once). - Returns: the key, to be shown once.
-    func rotateServerKey(appId: String) async throws -> String {
+    package func rotateServerKey(appId: String) async throws -> String {
         let serverKey = Secret.generate(prefix: "sbk_")
         guard try await store.updateServerKeyHash(appId: appId, hash: Secret.hash(serverKey)) else {
             throw APIError.notFound("no app \(appId)")
@@ -45,7 +45,7 @@ extension APIDependencies {
     }
 
     /// Deletes the app with all its data. - Throws: `APIError.notFound`.
-    func deleteApp(id appId: String) async throws {
+    package func deleteApp(id appId: String) async throws {
         guard try await store.deleteApp(id: appId) else { throw APIError.notFound("no app \(appId)") }
         credentials.forget(appId: appId)
         apps.removeAll()

@@ -9,7 +9,7 @@ extension APIDependencies {
     /// delivery log, so the token inspector shows it like the outbox's pushes.
     /// - Throws: `PushSender.Failure.invalid` for a payload without its type's required fields; what
     ///   `PushSender.send` throws (the attempt is logged first); `APIError` without a transport.
-    func sendDirect(
+    package func sendDirect(
         appId: String, token: String, type: PushType, environment: APNsEnvironment, payload: [UInt8]?,
         priority: Priority?? = .none, expiration: Expiration?? = .none, collapseId: String? = nil
     ) async throws -> APNsClient.Result {

@@ -40,7 +40,7 @@ extension APIDependencies {
     /// Sends APNs a push it must refuse (`CredentialCheck.probeToken`) in each environment asked (default both),
     /// signed with the key in `body` or, without one, with the app's stored keys, and reads the refusal.
     /// - Throws: `APIError` for a bad body, 404 for an unknown app, 503 without an APNs transport.
-    func checkCredentials(appId: String, _ body: SigningKeyRequest) async throws -> CredentialCheckResponse {
+    package func checkCredentials(appId: String, _ body: SigningKeyRequest) async throws -> CredentialCheckResponse {
         guard let app = try await apps.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
         let candidate = try Self.candidate(body)
         let environments = try Self.environment(of: body).map { [$0] } ?? Environment.allCases

@@ -16,17 +16,17 @@ public struct APIDependencies: Sendable {
     public let configuration: ServerConfiguration
     public let store: any SignalboxStorage
     /// The dashboard's sessions (in the database, so every instance shares them).
-    let dashboardSessions: any DashboardSessionStore
+    package let dashboardSessions: any DashboardSessionStore
     public let secrets: SecretBox
     public let signals: DeliverySignals
     let sender: PushSender?
     /// The sender's cache of unsealed app keys (forgotten when an app's key changes).
     let credentials: AppCredentials
     /// App records, cached for authentication and for routes that need the app.
-    let apps: AppCache
+    package let apps: AppCache
     public let metrics: PrometheusCollectorRegistry
     public let now: @Sendable () -> Date
-    let auth: Authenticator
+    package let auth: Authenticator
 
     public init(
         configuration: ServerConfiguration, store: any SignalboxStorage, dashboardSessions: any DashboardSessionStore, adminKey: String,
@@ -55,8 +55,13 @@ public struct APIDependencies: Sendable {
     }
 }
 
-/// The API's router: every route, JSON errors, request metrics by route template.
-public func buildRouter(_ dependencies: APIDependencies) -> Router<BasicRequestContext> {
+/// Routes another module serves beside the API (the dashboard's pages), handed in by the composition root.
+public protocol RouterExtension: Sendable {
+    func add(to router: Router<BasicRequestContext>, dependencies: APIDependencies)
+}
+
+/// The API's router: every route, JSON errors, request metrics by route template; then `extensions`' routes.
+public func buildRouter(_ dependencies: APIDependencies, extensions: [any RouterExtension] = []) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(NoStoreMiddleware())
@@ -69,6 +74,6 @@ public func buildRouter(_ dependencies: APIDependencies) -> Router<BasicRequestC
     OpenAPIRoute.add(to: router)
     InspectionRoutes(dependencies: dependencies).add(to: router)
     WebhookRoutes(dependencies: dependencies).add(to: router)
-    DashboardRoutes(dependencies: dependencies).add(to: router)
+    for routes in extensions { routes.add(to: router, dependencies: dependencies) }
     return router
 }

@@ -60,12 +60,16 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
 }
 
 /// Turns every error into the API's JSON error body (or, for the dashboard, into a page) and logs unexpected ones.
-struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    var answer: @Sendable (APIError) -> Response = { error in
+package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    package var answer: @Sendable (APIError) -> Response = { error in
         Response.json(ErrorResponse(code: error.code, message: error.message, currentRevision: error.currentRevision), status: error.status)
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package init() {}
+
+    package init(answer: @escaping @Sendable (APIError) -> Response) { self.answer = answer }
+
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {

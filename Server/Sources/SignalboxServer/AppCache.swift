@@ -5,7 +5,7 @@ import Synchronization
 /// App records by id and by server-key hash, kept for a few seconds so that authenticating a request does
 /// not cost a storage read. Only found apps are kept; rotating a key or deleting an app clears the cache here
 /// at once (other instances sharing the database see it within `lifetime`).
-final class AppCache: Sendable {
+package final class AppCache: Sendable {
     private let store: any RegistryStore
     private let lifetime: TimeInterval
     private let entries = Mutex<[String: (app: AppRecord, expires: Date)]>([:])
@@ -15,7 +15,7 @@ final class AppCache: Sendable {
         self.lifetime = lifetime
     }
 
-    func app(id: String) async throws -> AppRecord? {
+    package func app(id: String) async throws -> AppRecord? {
         try await cached("id:" + id) { try await self.store.app(id: id) }
     }
 

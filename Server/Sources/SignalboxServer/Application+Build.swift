@@ -9,7 +9,8 @@ import SignalboxModel
 import SignalboxStore
 
 /// Builds the whole server from configuration: data directory, keys, storage, routes, background services.
-/// Events are fanned out and delivered through `transport` (the HTTP/2 transport to APNs or a simulator).
+/// Events are fanned out and delivered through `transport` (the HTTP/2 transport to APNs or a simulator);
+/// `extensions` add routes beside the API (the `signalbox` binary adds the dashboard).
 ///
 /// ```swift
 /// let app = try await buildApplication(configuration: ServerConfiguration(), transport: transport, logger: logger)
@@ -17,7 +18,7 @@ import SignalboxStore
 /// ```
 public func buildApplication(
     configuration: ServerConfiguration, transport: any APNsTransport, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-    onCredentialsLoaded: @escaping @Sendable (SigningKey) -> Void = { _ in }, logger: Logger
+    onCredentialsLoaded: @escaping @Sendable (SigningKey) -> Void = { _ in }, extensions: [any RouterExtension] = [], logger: Logger
 ) async throws -> some ApplicationProtocol {
     // Everything that can refuse the start is checked before the store is opened.
     let tls = try configuration.tls.map { try $0.serverConfiguration() }
@@ -97,7 +98,7 @@ public func buildApplication(
         "connections.max": "\(limit.maximum)", "descriptors.limit": "\(descriptors)", "tls": "\(tls != nil)",
     ])
     return Application(
-        router: buildRouter(dependencies),
+        router: buildRouter(dependencies, extensions: extensions),
         server: .signalbox(connections: configuration.connections, limit: limit, tls: tls, logger: logger),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "signalbox"),
         services: services,

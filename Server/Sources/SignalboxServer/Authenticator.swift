@@ -22,7 +22,7 @@ enum Principal: Sendable, Equatable {
 ///
 /// A credential of the wrong shape (neither a JWT of three canonical base64url parts nor a server key
 /// `sbk_` + 43 base64url characters) is refused before storage is touched.
-struct Authenticator: Sendable {
+package struct Authenticator: Sendable {
     /// Clock skew allowed on `exp`, `nbf` and `iat`, both ways.
     static let leeway: TimeInterval = 60
 
@@ -176,5 +176,16 @@ struct DeviceClaims: JWTPayload {
 
     func verify(using algorithm: some JWTAlgorithm) async throws {
         // Nothing here: `exp`, `nbf` and `iat` need the server's clock and the app's lifetime.
+    }
+}
+
+extension Authenticator {
+    /// Who a key signs in to the dashboard as: the admin, an app (by its current server key), or nobody.
+    package func dashboardOwner(key: String) async throws -> DashboardSessionRecord.Owner? {
+        guard !key.isEmpty, key.utf8.count <= 4096 else { return nil }
+        if Secret.constantTimeEquals(Array(SHA256.hash(data: Data(key.utf8))), adminKeyHash) { return .admin }
+        guard case .serverKey = CredentialShape(key) else { return nil }
+        let hash = Secret.hash(key)
+        return try await apps.app(serverKeyHash: hash).map { .app(id: $0.id, serverKeyHash: hash) }
     }
 }

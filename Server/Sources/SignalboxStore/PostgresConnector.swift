@@ -90,8 +90,10 @@ public enum PostgresRegistryStore {
     ///   - claimLease: how long a claim stays this instance's (`DeliveryConfiguration.claimLease`).
     ///   - maxConnections: the pool's size (the database's `max_connections` bounds the sum over instances).
     ///   - deliveryLog: whether push answers are written to the delivery log.
+    ///   - connectDeadline: how long the first connection may take before the start is refused.
     public static func open(
-        url: String, logger: Logger, claimLease: Duration, maxConnections: Int = 16, deliveryLog: Bool = true
+        url: String, logger: Logger, claimLease: Duration, maxConnections: Int = 16, deliveryLog: Bool = true,
+        connectDeadline: Duration = .seconds(20)
     ) async throws -> SQLRegistryStore {
         var configuration = try configuration(url: url)
         configuration.options.maximumConnections = maxConnections
@@ -104,8 +106,10 @@ public enum PostgresRegistryStore {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await store.ping() }
                 group.addTask {
-                    try await Task.sleep(for: .seconds(20))
-                    throw StoreError(.unavailable, "PostgreSQL at \(redacted(url)) did not answer within 20 s (unreachable, or no free connection)")
+                    try await Task.sleep(for: connectDeadline)
+                    throw StoreError(
+                        .unavailable, "PostgreSQL at \(redacted(url)) did not answer within \(Int(connectDeadline.seconds)) s (unreachable, or no free connection)"
+                    )
                 }
                 try await group.next()
                 group.cancelAll()

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Metrics
 import Prometheus
+import SignalboxDashboard
 import SignalboxAPNsHTTP2
 import SignalboxServer
 
@@ -79,7 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
         let app = try await buildApplication(
             configuration: configuration, transport: transport, metrics: registry,
             onCredentialsLoaded: { key in simulator?.register(publicKey: key.publicKey, keyId: key.keyId, teamId: key.teamId) },
-            logger: logger
+            extensions: [Dashboard()], logger: logger
         )
         try await withThrowingTaskGroup(of: Void.self) { group in
             if let simulator { group.addTask { try await simulator.run() } }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import SignalboxDashboard
 @testable import SignalboxServer
 @testable import SignalboxStore
 import SQLKit

@@ -230,7 +230,7 @@ import Testing
     /// A run's range of installation ids is bytewise, in a PostgreSQL database whose collation is not: "a" sorts
     /// before "B" in en-US and after it in bytes.
     @Test(arguments: Backend.shared) func aRunIsFoundUnderALocaleCollation(_ backend: Backend) async throws {
-        let store = try await PostgresRegistryStore.open(url: try TestDatabases.fresh(icuLocale: "en-US"), logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 2)
+        let store = try await PostgresRegistryStore.open(url: try TestDatabases.fresh(icuLocale: "en-US"), logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 2, connectDeadline: TestDatabases.connectDeadline)
         do {
             try await store.createApp(RegistryStoreConformance.app("a"))
             let ids = ["a", "B", "c"] + (0..<LogRun.packedLines).map { "x\($0)" }

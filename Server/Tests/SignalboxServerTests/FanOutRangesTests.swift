@@ -25,7 +25,7 @@ extension OutboxConformanceTests {
         var stores: [SQLRegistryStore] = []
         do {
             for _ in 0..<count {
-                stores.append(try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4))
+                stores.append(try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4, connectDeadline: TestDatabases.connectDeadline))
             }
             try await body(url, stores)
         } catch {

@@ -168,7 +168,7 @@ extension OutboxConformanceTests {
     /// `complete` locks the event's row while it counts deliveries; a fan-out step must plan its page anyway.
     @Test(arguments: Backend.shared) func aStepPlansWhileAnotherInstanceCountsTheEventsDeliveries(_ backend: Backend) async throws {
         let url = try TestDatabases.fresh()
-        let store = try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4)
+        let store = try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4, connectDeadline: TestDatabases.connectDeadline)
         do {
             try await seed(store, installations: 50)
             let counting = Process()
@@ -195,7 +195,7 @@ extension OutboxConformanceTests {
     /// the page query is planned from statistics (without them PostgreSQL sorts the whole audience per page).
     @Test func aFanOutAnalyzesRegistrationTablesThatWereNeverAnalyzed() async throws {
         let url = try TestDatabases.fresh()
-        let store = try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4)
+        let store = try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4, connectDeadline: TestDatabases.connectDeadline)
         do {
             try await seed(store, installations: 0)
             let app = "a"
@@ -254,10 +254,10 @@ extension OutboxConformanceTests {
 @Suite struct PostgresStartTests {
     @Test func aDatabaseOfANewerSchemaIsRefused() async throws {
         let url = try TestDatabases.fresh()
-        let store = try await PostgresRegistryStore.open(url: url, logger: .init(label: "test"), claimLease: .seconds(60))
+        let store = try await PostgresRegistryStore.open(url: url, logger: .init(label: "test"), claimLease: .seconds(60), connectDeadline: TestDatabases.connectDeadline)
         try await store.close()
         try TestDatabases.psql(url, "INSERT INTO signalbox_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: StoreError.self) { try await PostgresRegistryStore.open(url: url, logger: .init(label: "test"), claimLease: .seconds(60)).close() }
+        await #expect(throws: StoreError.self) { try await PostgresRegistryStore.open(url: url, logger: .init(label: "test"), claimLease: .seconds(60), connectDeadline: TestDatabases.connectDeadline).close() }
     }
 
     @Test func anUnreachableDatabaseFailsTheStartClearly() async throws {

@@ -25,7 +25,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func open(claimLease: Duration = .seconds(60)) async throws -> SQLRegistryStore {
         switch self {
         case .sqlite: return try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test"))
-        case .postgres: return try await PostgresRegistryStore.open(url: try TestDatabases.fresh(), logger: Logger(label: "test"), claimLease: claimLease, maxConnections: 4)
+        case .postgres: return try await PostgresRegistryStore.open(url: try TestDatabases.fresh(), logger: Logger(label: "test"), claimLease: claimLease, maxConnections: 4, connectDeadline: TestDatabases.connectDeadline)
         }
     }
 
@@ -43,7 +43,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             for _ in 0..<count {
                 switch self {
                 case .sqlite: stores.append(try await SQLiteRegistryStore.open(path: location, logger: Logger(label: "test")))
-                case .postgres: stores.append(try await PostgresRegistryStore.open(url: location, logger: Logger(label: "test"), claimLease: claimLease, maxConnections: 4))
+                case .postgres: stores.append(try await PostgresRegistryStore.open(url: location, logger: Logger(label: "test"), claimLease: claimLease, maxConnections: 4, connectDeadline: TestDatabases.connectDeadline))
                 }
             }
             try await body(stores)
@@ -73,6 +73,10 @@ func closing<T>(_ store: SQLRegistryStore, _ body: (SQLRegistryStore) async thro
 }
 
 enum TestDatabases {
+    /// How long a store may take to get its first connection: generous, for the parallel suite on a loaded machine
+    /// (the server's 20 s was missed once at a load average of 18 on 2 cores).
+    static let connectDeadline: Duration = .seconds(120)
+
     /// Creates an empty database on the test server. - Returns: its URL.
     /// - Parameter icuLocale: the database's collation (ICU) instead of the cluster's bytewise `C.UTF-8`.
     static func fresh(icuLocale: String? = nil) throws -> String {

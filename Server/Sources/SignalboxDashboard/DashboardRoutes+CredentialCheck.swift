@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import SignalboxAPI
+import SignalboxServer
 
 /// The app page's "Check APNs credentials" button (admin sessions): the API's credential check, as a page.
 extension DashboardRoutes {

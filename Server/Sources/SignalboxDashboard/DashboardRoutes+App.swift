@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxServer
 import Hummingbird
 import SignalboxAPI
 import SignalboxAPNs

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SignalboxServer
 import SignalboxModel
 
 /// Signed-in dashboard sessions, kept by a `DashboardSessionStore` (the database): a session started on one

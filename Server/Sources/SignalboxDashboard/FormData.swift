@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxServer
 
 /// The fields of an HTML form post: `application/x-www-form-urlencoded` or `multipart/form-data` (file
 /// fields hold the file's bytes as text; the dashboard uploads only `.p8` PEM text).

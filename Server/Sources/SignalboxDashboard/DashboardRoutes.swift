@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SignalboxServer
 import Hummingbird
 import HTTPTypes
 import NIOCore
@@ -79,7 +80,7 @@ struct DashboardRoutes {
             return loginPage(error: "The sign-in form expired; please try again.", status: .forbidden)
         }
         let key = (fields["key"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let principal = try await dependencies.auth.dashboardPrincipal(key: key) else {
+        guard let principal = try await dependencies.auth.dashboardOwner(key: key).map(DashboardPrincipal.init) else {
             return loginPage(error: "That is neither the admin key nor an app's server key.", status: .unauthorized)
         }
         let (id, _) = try await sessions.start(principal, now: dependencies.now())
@@ -173,16 +174,5 @@ struct DashboardRoutes {
     func message(_ visitor: Visitor?, _ heading: String, _ text: String, status: HTTPResponse.Status) -> Response {
         let chrome = visitor?.chrome(heading) ?? Chrome(title: heading, csrf: nil, isAdmin: false, app: nil)
         return render("message", MessagePage(chrome: chrome, heading: heading, text: text), status: status)
-    }
-}
-
-extension Authenticator {
-    /// Who a key signs in to the dashboard as: the admin, an app (by its current server key), or nobody.
-    func dashboardPrincipal(key: String) async throws -> DashboardPrincipal? {
-        guard !key.isEmpty, key.utf8.count <= 4096 else { return nil }
-        if Secret.constantTimeEquals(Array(SHA256.hash(data: Data(key.utf8))), adminKeyHash) { return .admin }
-        guard case .serverKey = CredentialShape(key) else { return nil }
-        let hash = Secret.hash(key)
-        return try await apps.app(serverKeyHash: hash).map { .app(id: $0.id, keyHash: hash) }
     }
 }

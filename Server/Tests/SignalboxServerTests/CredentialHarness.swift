@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Logging
 import SignalboxAPNs
 import SignalboxAPNsHTTP2
+import SignalboxDashboard
 import SignalboxServer
 
 /// The whole server with APNs as two simulators, one playing sandbox and one production, that trust only the keys a
@@ -46,7 +47,8 @@ struct CredentialHarness {
         do {
             let transport = try HTTP2Transport(configuration: transportConfiguration, logger: Logger(label: "test.transport"))
             do {
-                let app = try await buildApplication(configuration: configuration, transport: transport, logger: Logger(label: "test.server"))
+                let app = try await buildApplication(
+                    configuration: configuration, transport: transport, extensions: [Dashboard()], logger: Logger(label: "test.server"))
                 try await app.test(.live) { client in
                     try await body(CredentialHarness(api: APIClient(client: client), sandbox: sandbox, production: production))
                 }

@@ -58,6 +58,8 @@ struct ConfigurationTests {
         ([:], [:], ["--database", "mysql://root:hunter2@db/signalbox"], "database (SIGNALBOX_DATABASE_URL): must be a postgres:// URL"),
         ([:], [:], ["--apns-port", "0"], "apns.port (SIGNALBOX_APNS_PORT): must be from 1 to 65535"),
         ([:], ["SIGNALBOX_METRICS_KEY": "hunter2"], [], "metricsKey (SIGNALBOX_METRICS_KEY): must be 16 to 4096 characters"),
+        ([:], ["SIGNALBOX_APNS_PROXY": "https://ops:hunter2@proxy:3128"], [], "apns.proxy (SIGNALBOX_APNS_PROXY): must be an http:// URL"),
+        (["apns": "{proxy: 'http://ops:hunter2@proxy:3128/path'}"], [:], [], "apns.proxy (SIGNALBOX_APNS_PROXY): must name only the proxy"),
     ])
     func badValueStopsTheStartNamingIt(
         file: [String: String], environment: [String: String], flags: [String], message: String

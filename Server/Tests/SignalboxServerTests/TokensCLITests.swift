@@ -73,6 +73,14 @@ struct TokensCLITests {
             #expect(imported.printed.contains("imported 6 of \(count)"), "progress on run \(run): \(imported.printed)")
             #expect(try await Self.installations(targetAPI, to) == Self.installations(sourceAPI, from), "run \(run)")
         }
+
+        // --skip-invalid writes the good lines of a file with bad ones (here the same installations again).
+        let skipping = try ChildProcess(importArguments + [directory + "/bad.ndjson", "--skip-invalid"])
+        defer { skipping.kill() }
+        #expect(try await skipping.waitForExit() == 0, "\(skipping.printed)")
+        #expect(skipping.printed.contains("line 3: environment must be sandbox or production"))
+        #expect(skipping.printed.contains("imported \(count) installation(s), skipped 2 bad line(s)"), "\(skipping.printed)")
+        #expect(try await Self.installations(targetAPI, to) == Self.installations(sourceAPI, from))
     }
 
     private static func startServer(_ dataDir: String) async throws -> (ChildProcess, HTTPJSON) {

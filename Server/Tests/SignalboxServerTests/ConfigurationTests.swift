@@ -98,6 +98,20 @@ struct ConfigurationTests {
         }
     }
 
+    /// `SIGNALBOX_APNS_PROXY` is read and named at start-up by its host and port only, never its credentials.
+    @Test func apnsProxyIsNamedWithoutItsCredentials() async throws {
+        let directory = try makeTemporaryDirectory("config-proxy")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ChildProcess(
+            ["serve", "--port", "0", "--data-dir", directory],
+            environment: ["SIGNALBOX_ADMIN_KEY": Self.adminKey, "SIGNALBOX_APNS_PROXY": "http://ops:hunter2@127.0.0.1:3128"]
+        )
+        defer { server.kill(SIGTERM) }
+        _ = try await server.waitFor(#"Server started and listening on 127\.0\.0\.1:(\d+)"#)
+        #expect(server.printed.contains("apns.proxy=127.0.0.1:3128 (with credentials)"), "\(server.printed)")
+        #expect(!server.printed.contains("hunter2"))
+    }
+
     /// Runs `serve` expecting it to stop with an error containing `message`; returns what it printed.
     @discardableResult
     private func expectStartFails(_ arguments: [String], _ environment: [String: String], _ message: String) async throws -> String {

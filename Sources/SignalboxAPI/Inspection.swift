@@ -103,3 +103,15 @@ public struct EventListItem: Sendable, Hashable, Codable {
         try container.encode(createdAt, forKey: .createdAt)
     }
 }
+
+/// `GET /v1/apps/{appId}/installations`: a page of the app's installation ids, in id order.
+public struct InstallationPage: Sendable, Hashable, Codable {
+    public var installationIds: [String]
+    /// Pass as `after` for the next page; absent on the last page.
+    public var next: String?
+
+    public init(installationIds: [String], next: String?) {
+        self.installationIds = installationIds
+        self.next = next
+    }
+}

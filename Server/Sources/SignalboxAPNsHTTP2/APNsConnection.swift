@@ -73,37 +73,25 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
             .channelOption(.socketOption(.so_keepalive), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let tlsHandler = try NIOSSLClientHandler(context: tls, serverHostname: serverHostname)
-                    try channel.pipeline.syncOperations.addHandler(tlsHandler)
-                    var settings = HTTP2Settings()
-                    settings.append(HTTP2Setting(parameter: .enablePush, value: 0))
-                    settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: 100))
-                    settings.append(HTTP2Setting(parameter: .initialWindowSize, value: Self.receiveWindow))
-                    var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
-                    connectionConfiguration.initialSettings = settings
-                    // Our header blocks are built by `Push`; validating every block on both sides cost 4 % of
-                    // the client's CPU (perf). Answers are read field by field (`ConnectionHandler`).
-                    connectionConfiguration.headerBlockValidation = .disabled
-                    // APNs is a trusted peer: a server may legitimately reset every stream after answering
-                    // (RST_STREAM NO_ERROR), so the anti-abuse limit on inbound resets must not close us.
-                    var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
-                    streamConfiguration.streamResetFrameRateLimit.maximumCount = Int(Int32.max)
-                    streamConfiguration.streamErrorRateLimit.maximumCount = Int(Int32.max)
-                    let http2 = NIOHTTP2Handler(
-                        mode: .client, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
+                    guard let proxy = configuration.proxy else {
+                        return try connection.addHandlers(to: channel, tls: tls, serverHostname: serverHostname)
+                    }
+                    // TLS (SNI: the APNs host) and HTTP/2 start once the proxy's tunnel is open.
+                    let proxyHandler = ProxyConnectHandler(
+                        proxy: proxy, target: endpoint,
+                        onTunnel: { channel in try connection.addHandlers(to: channel, tls: tls, serverHostname: serverHostname) },
+                        onFailure: { error in connection.connectFailed(error) }
                     )
-                    try channel.pipeline.syncOperations.addHandler(http2)
-                    // Error answers carry bodies: without WINDOW_UPDATEs APNs could send only 64 KiB of them.
-                    try channel.pipeline.syncOperations.addHandler(
-                        InboundWindowHandler(connectionWindow: Self.receiveWindow, streamWindow: Self.receiveWindow)
-                    )
-                    let handler = ConnectionHandler(connection: connection, authority: connection.authority)
-                    try channel.pipeline.syncOperations.addHandler(handler)
-                    connection.attach(channel: channel, handler: handler)
+                    try channel.pipeline.syncOperations.addHandler(proxyHandler)
+                    connection.channel = channel  // so the set-up timeout closes it while the proxy answers
                 }
             }
-        bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { result in
-            if case .failure(let error) = result { connection.connectFailed(error) }
+        let (host, port) = configuration.proxy.map { ($0.host, $0.port) } ?? (endpoint.host, endpoint.port)
+        bootstrap.connect(host: host, port: port).whenComplete { result in
+            if case .failure(let error) = result {
+                let proxyError = configuration.proxy.map { APNsTransportError(.connectFailed, "HTTP proxy \($0.host):\($0.port) unreachable: \(error)") }
+                connection.connectFailed(proxyError ?? error)
+            }
         }
         let timeout = TimeAmount(configuration.connectTimeout)
         eventLoop.execute {
@@ -113,6 +101,37 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
             }
         }
         return connection
+    }
+
+    /// Adds TLS, HTTP/2 and our handlers to a channel connected to APNs (directly or through a proxy's tunnel).
+    private func addHandlers(to channel: any Channel, tls: NIOSSLContext, serverHostname: String?) throws {
+        let tlsHandler = try NIOSSLClientHandler(context: tls, serverHostname: serverHostname)
+        try channel.pipeline.syncOperations.addHandler(tlsHandler)
+        var settings = HTTP2Settings()
+        settings.append(HTTP2Setting(parameter: .enablePush, value: 0))
+        settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: 100))
+        settings.append(HTTP2Setting(parameter: .initialWindowSize, value: Self.receiveWindow))
+        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+        connectionConfiguration.initialSettings = settings
+        // Our header blocks are built by `Push`; validating every block on both sides cost 4 % of
+        // the client's CPU (perf). Answers are read field by field (`ConnectionHandler`).
+        connectionConfiguration.headerBlockValidation = .disabled
+        // APNs is a trusted peer: a server may legitimately reset every stream after answering
+        // (RST_STREAM NO_ERROR), so the anti-abuse limit on inbound resets must not close us.
+        var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
+        streamConfiguration.streamResetFrameRateLimit.maximumCount = Int(Int32.max)
+        streamConfiguration.streamErrorRateLimit.maximumCount = Int(Int32.max)
+        let http2 = NIOHTTP2Handler(
+            mode: .client, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
+        )
+        try channel.pipeline.syncOperations.addHandler(http2)
+        // Error answers carry bodies: without WINDOW_UPDATEs APNs could send only 64 KiB of them.
+        try channel.pipeline.syncOperations.addHandler(
+            InboundWindowHandler(connectionWindow: Self.receiveWindow, streamWindow: Self.receiveWindow)
+        )
+        let handler = ConnectionHandler(connection: self, authority: authority)
+        try channel.pipeline.syncOperations.addHandler(handler)
+        attach(channel: channel, handler: handler)
     }
 
     /// Queues a request; the future fails with `ConnectionFailure` when it must go elsewhere.
@@ -224,7 +243,8 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
         apply(state.closed())
     }
 
-    private func connectFailed(_ error: any Error) {
+    /// Set-up failed (connect, proxy, TLS, timeout); only the first call counts.
+    func connectFailed(_ error: any Error) {
         guard !setUpFinished else { return }
         setUpFinished = true
         setUpTimeout?.cancel()

@@ -13,6 +13,8 @@ final class ConnectionPool: Sendable {
         var opening: APNsConnection?
         var failures = 0
         var nextConnectAllowed = ContinuousClock.now
+        /// Why the last connect failed, named in the error of pushes that give up waiting for the next one.
+        var lastConnectError: String?
         var closed = false
     }
 
@@ -89,7 +91,7 @@ final class ConnectionPool: Sendable {
     private enum Choice {
         case use(APNsConnection)
         case wait(APNsConnection)
-        case backOff(until: ContinuousClock.Instant)
+        case backOff(until: ContinuousClock.Instant, lastError: String?)
     }
 
     private func connection(deadline: ContinuousClock.Instant) async throws -> APNsConnection {
@@ -105,9 +107,10 @@ final class ConnectionPool: Sendable {
                 } catch {
                     connectFailed(connection, error)
                 }
-            case .backOff(let until):
+            case .backOff(let until, let lastError):
                 if until > deadline {
-                    throw APNsTransportError(.connectFailed, "APNs unreachable; next connect attempt after the deadline")
+                    let cause = lastError.map { " (last attempt: \($0))" } ?? ""
+                    throw APNsTransportError(.connectFailed, "APNs unreachable\(cause); next connect attempt after the deadline")
                 }
                 try await Task.sleep(until: until, clock: .continuous)
             }
@@ -152,7 +155,7 @@ final class ConnectionPool: Sendable {
             }
             if let best { return .use(best) }
             if let opening = state.opening { return .wait(opening) }
-            return .backOff(until: state.nextConnectAllowed)
+            return .backOff(until: state.nextConnectAllowed, lastError: state.lastConnectError)
         }
     }
 
@@ -166,6 +169,7 @@ final class ConnectionPool: Sendable {
         state.withLock { state in
             if state.opening === connection { state.opening = nil }
             state.failures = 0
+            state.lastConnectError = nil
         }
     }
 
@@ -175,6 +179,7 @@ final class ConnectionPool: Sendable {
             state.opening = nil
             state.connections.removeAll { $0 === connection }
             state.failures += 1
+            state.lastConnectError = (error as? APNsTransportError)?.message ?? "\(error)"
             let base = configuration.reconnectBackoff * (1 << min(state.failures - 1, 16))
             let capped = min(base, configuration.maxReconnectBackoff)
             let jittered = capped * Double.random(in: 0.5...1.0)

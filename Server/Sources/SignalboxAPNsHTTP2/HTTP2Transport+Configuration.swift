@@ -31,6 +31,9 @@ extension HTTP2Transport {
         ]
         /// The server certificate trust; default the system store.
         public var trustRoots: TrustRoots = .system
+        /// An HTTP proxy every connection goes through with `CONNECT`; default none (direct connections). Its
+        /// answer counts toward `connectTimeout`.
+        public var proxy: Proxy?
         /// Connections opened per (environment, team, key) when existing ones are saturated; default 4.
         public var maxConnectionsPerKey = 4
         /// Our own cap on concurrent streams per connection (the server's SETTINGS may lower it); default 1000.

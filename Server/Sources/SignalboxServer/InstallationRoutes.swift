@@ -8,6 +8,7 @@ struct InstallationRoutes {
     let dependencies: APIDependencies
 
     func add(to router: Router<BasicRequestContext>) {
+        router.get("v1/apps/:appId/installations") { request, context in try await listInstallations(request, context) }
         let installation = router.group("v1/apps/:appId/installations/:installationId")
         installation.put { request, context in try await putInstallation(request, context) }
         installation.get { request, context in
@@ -90,6 +91,24 @@ struct InstallationRoutes {
 
     /// The 403 for an installation id registered to another user: the SDK answers it with a new installation id.
     static let anotherUserCode = "installation_of_another_user"
+
+    /// A page of the app's installation ids, in id order (what `signalbox tokens export` reads).
+    private func listInstallations(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let appId = try context.parameters.require("appId")
+        _ = try await dependencies.auth.requireAppAccess(request, appId: appId, deviceAllowed: false)
+        let query = try request.query(allowing: ["limit", "after"])
+        let limit = try query["limit"].map { value in
+            guard let limit = Int(value), (1...1000).contains(limit) else {
+                throw APIError.invalid(ValidationError(field: "limit", "must be a whole number from 1 to 1000"))
+            }
+            return limit
+        } ?? 100
+        let after = query["after"]
+        if let after { try Validate.identifier(after, field: "after") }
+        let ids = try await dependencies.store.installationIds(appId: appId, after: after, limit: limit + 1)
+        let page = Array(ids.prefix(limit))
+        return Response.json(InstallationPage(installationIds: page, next: ids.count > limit ? page.last : nil))
+    }
 
     private func putInstallation(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let ((appId, installationId), principal) = try await authorize(request, context, deviceAllowed: true)

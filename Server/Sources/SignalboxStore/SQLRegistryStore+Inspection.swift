@@ -65,6 +65,15 @@ extension SQLRegistryStore {
         }
     }
 
+    public func installationIds(appId: String, after: String?, limit: Int) async throws -> [String] {
+        try await oneStatement { db in
+            try await db.raw("""
+                SELECT installation_id FROM installations WHERE app_id = \(bind: appId) AND installation_id > \(bind: after ?? "")
+                ORDER BY installation_id LIMIT \(bind: limit)
+                """).all().map { try $0.decode(column: "installation_id", as: String.self) }
+        }
+    }
+
     public func events(appId: String, state: EventState?, limit: Int, after: String?) async throws -> [EventSummary] {
         try await oneStatement { db in
             var filter: SQLQueryString = "app_id = \(bind: appId)"

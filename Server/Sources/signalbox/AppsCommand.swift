@@ -23,11 +23,12 @@ struct AppsCommand: AsyncParsableCommand {
         var dataDir = "./signalbox-data"
 
         /// Sends a request and returns the body, or throws with the server's error message.
-        func send(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
+        /// `bearer` replaces the admin key (an app's server key).
+        func send(_ method: String, _ path: String, body: Data? = nil, bearer: String? = nil) async throws -> Data {
             guard let url = URL(string: url + path) else { throw ValidationError("bad --url") }
             var request = URLRequest(url: url)
             request.httpMethod = method
-            request.setValue("Bearer " + (try key()), forHTTPHeaderField: "Authorization")
+            request.setValue("Bearer " + (try bearer ?? key()), forHTTPHeaderField: "Authorization")
             if let body {
                 request.httpBody = body
                 request.setValue("application/json", forHTTPHeaderField: "Content-Type")

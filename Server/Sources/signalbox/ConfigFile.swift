@@ -8,7 +8,7 @@ import Yams
 /// key no setting reads (a typo) stops the start instead of being ignored.
 struct ConfigFile {
     /// Keys whose values are secrets, redacted wherever the provider is printed.
-    static let secretKeys: Set<String> = ["adminKey", "masterKey", "metricsKey", "database"]
+    static let secretKeys: Set<String> = ["adminKey", "masterKey", "metricsKey", "database", "apns.proxy"]
 
     let path: String
     let provider: any ConfigProvider

@@ -74,6 +74,10 @@ struct ServeCommand: AsyncParsableCommand {
         } else if let apnsHost = apns.host {
             transportConfiguration = .singleEndpoint(host: apnsHost, port: apns.port, trustRoots: apns.ca.map { .pemFile($0) } ?? .system)
         }
+        if simulator == nil, let proxy = apns.proxy {
+            transportConfiguration.proxy = proxy
+            logger.info("APNs is reached through an HTTP proxy", metadata: ["apns.proxy": "\(proxy)"])  // never the credentials
+        }
         var transportLogger = Logger(label: "signalbox.apns")
         transportLogger.logLevel = logger.logLevel
         let transport = try HTTP2Transport(configuration: transportConfiguration, logger: transportLogger)

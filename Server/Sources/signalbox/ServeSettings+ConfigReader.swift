@@ -1,10 +1,11 @@
 import Configuration
 import Logging
+import SignalboxAPNsHTTP2
 import SignalboxServer
 
 extension ServeSettings {
     /// Reads every key of `signalbox serve` (the server's, plus `apns.simulator`, `apns.simulatorPort`,
-    /// `apns.host`, `apns.port`, `apns.ca`, `log.level`, `log.format`); a wrong value throws naming its key.
+    /// `apns.host`, `apns.port`, `apns.ca`, `apns.proxy`, `log.level`, `log.format`); a wrong value throws naming its key.
     init(reader: ConfigReader, problems: ConfigProblems) throws(ConfigurationError) {
         self.init()
         server = try ServerConfiguration(reader: reader, problems: problems)
@@ -13,6 +14,13 @@ extension ServeSettings {
         apns.host = reader.string(forKey: "apns.host").flatMap { $0.isEmpty ? nil : $0 }
         apns.port = try Self.port(reader, "apns.port", default: apns.port, problems: problems)
         apns.ca = reader.string(forKey: "apns.ca").flatMap { $0.isEmpty ? nil : $0 }
+        if let proxy = reader.string(forKey: "apns.proxy", isSecret: true), !proxy.isEmpty {
+            do {
+                apns.proxy = try HTTP2Transport.Proxy.parse(proxy)
+            } catch {
+                throw ConfigurationError("bad configuration value: \(problems.describe("apns.proxy")): \(error)")
+            }
+        }
         let level = reader.string(forKey: "log.level", default: logLevel.rawValue)
         guard let parsedLevel = Logger.Level(rawValue: level) else {
             throw ConfigurationError(

@@ -1,4 +1,5 @@
 import Logging
+import SignalboxAPNsHTTP2
 import SignalboxServer
 
 /// Everything `signalbox serve` reads from flags, environment and file: the server's configuration plus the
@@ -14,6 +15,8 @@ struct ServeSettings: Sendable {
         var port = 443
         /// PEM certificate to trust for `host`.
         var ca: String?
+        /// HTTP proxy every APNs connection goes through (`CONNECT`); not used with the built-in simulator.
+        var proxy: HTTP2Transport.Proxy?
     }
 
     /// How log lines are written.

@@ -5,6 +5,6 @@ struct SignalboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signalbox",
         abstract: "A push server that keeps iOS widgets, controls and File Provider domains fresh.",
-        subcommands: [ServeCommand.self, AppsCommand.self, SimulateAPNsCommand.self, SimulateDeviceCommand.self, SendCommand.self]
+        subcommands: [ServeCommand.self, AppsCommand.self, TokensCommand.self, SimulateAPNsCommand.self, SimulateDeviceCommand.self, SendCommand.self]
     )
 }

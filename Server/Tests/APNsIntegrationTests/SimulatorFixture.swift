@@ -18,7 +18,8 @@ struct SimulatorFixture {
     static func start(
         simulator configuration: APNsSimulator.Configuration = .init(),
         transport adjust: (inout HTTP2Transport.Configuration) -> Void = { _ in },
-        tokenClock: @escaping @Sendable () -> Date = { Date() }
+        tokenClock: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger = Logger(label: "test.transport")
     ) async throws -> SimulatorFixture {
         let simulator = try await APNsSimulator.start(configuration: configuration, logger: Logger(label: "test.simulator"))
         let key = SigningKey(privateKey: P256.Signing.PrivateKey(), keyId: "KEY1234567", teamId: "TEAM123456")
@@ -28,7 +29,7 @@ struct SimulatorFixture {
         )
         transportConfiguration.reconnectBackoff = .milliseconds(20)
         adjust(&transportConfiguration)
-        let transport = try HTTP2Transport(configuration: transportConfiguration, logger: Logger(label: "test.transport"))
+        let transport = try HTTP2Transport(configuration: transportConfiguration, logger: logger)
         let tokens = ProviderTokenManager(key: key, now: tokenClock)
         return SimulatorFixture(
             simulator: simulator, transport: transport, key: key, tokens: tokens,

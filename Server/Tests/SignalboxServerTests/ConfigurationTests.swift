@@ -58,6 +58,8 @@ struct ConfigurationTests {
         ([:], [:], ["--database", "mysql://root:hunter2@db/signalbox"], "database (SIGNALBOX_DATABASE_URL): must be a postgres:// URL"),
         ([:], [:], ["--apns-port", "0"], "apns.port (SIGNALBOX_APNS_PORT): must be from 1 to 65535"),
         ([:], ["SIGNALBOX_METRICS_KEY": "hunter2"], [], "metricsKey (SIGNALBOX_METRICS_KEY): must be 16 to 4096 characters"),
+        ([:], ["SIGNALBOX_APNS_PROXY": "https://ops:hunter2@proxy:3128"], [], "apns.proxy (SIGNALBOX_APNS_PROXY): must be an http:// URL"),
+        (["apns": "{proxy: 'http://ops:hunter2@proxy:3128/path'}"], [:], [], "apns.proxy (SIGNALBOX_APNS_PROXY): must name only the proxy"),
     ])
     func badValueStopsTheStartNamingIt(
         file: [String: String], environment: [String: String], flags: [String], message: String
@@ -94,6 +96,20 @@ struct ConfigurationTests {
             #expect(["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(object["level"] as? String ?? ""))
             #expect(!line.contains(Self.adminKey))
         }
+    }
+
+    /// `SIGNALBOX_APNS_PROXY` is read and named at start-up by its host and port only, never its credentials.
+    @Test func apnsProxyIsNamedWithoutItsCredentials() async throws {
+        let directory = try makeTemporaryDirectory("config-proxy")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ChildProcess(
+            ["serve", "--port", "0", "--data-dir", directory],
+            environment: ["SIGNALBOX_ADMIN_KEY": Self.adminKey, "SIGNALBOX_APNS_PROXY": "http://ops:hunter2@127.0.0.1:3128"]
+        )
+        defer { server.kill(SIGTERM) }
+        _ = try await server.waitFor(#"Server started and listening on 127\.0\.0\.1:(\d+)"#)
+        #expect(server.printed.contains("apns.proxy=127.0.0.1:3128 (with credentials)"), "\(server.printed)")
+        #expect(!server.printed.contains("hunter2"))
     }
 
     /// Runs `serve` expecting it to stop with an error containing `message`; returns what it printed.

@@ -23,6 +23,9 @@ public protocol DeliveryLogStore: Sendable {
     func registrations(appId: String, token: String) async throws -> [TokenRegistration]
     /// Ids of the user's installations, at most `limit`.
     func installationIds(appId: String, userId: String, limit: Int) async throws -> [String]
+    /// Ids of the app's installations in id order, at most `limit`, those after `after` (the last id of the
+    /// previous page): the pages of `signalbox tokens export`.
+    func installationIds(appId: String, after: String?, limit: Int) async throws -> [String]
     /// The app's events, newest first; `after` is the last id of the previous page.
     /// - Throws: `StoreError.notFound` when `after` names no event of the app.
     func events(appId: String, state: EventState?, limit: Int, after: String?) async throws -> [EventSummary]

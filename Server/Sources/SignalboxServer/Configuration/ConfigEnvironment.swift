@@ -10,7 +10,9 @@ public enum ConfigEnvironment {
     private static let flattenedSections: Set<String> = ["delivery", "quotas", "connections"]
 
     /// Variables whose values are secrets, redacted wherever the provider is printed.
-    public static let secretVariables: Set<String> = ["SIGNALBOX_ADMIN_KEY", "SIGNALBOX_MASTER_KEY", "SIGNALBOX_METRICS_KEY", "SIGNALBOX_DATABASE_URL"]
+    public static let secretVariables: Set<String> = [
+        "SIGNALBOX_ADMIN_KEY", "SIGNALBOX_MASTER_KEY", "SIGNALBOX_METRICS_KEY", "SIGNALBOX_DATABASE_URL", "SIGNALBOX_APNS_PROXY",
+    ]
 
     /// The environment variable that sets the dotted `key`.
     public static func variable(for key: String) -> String {

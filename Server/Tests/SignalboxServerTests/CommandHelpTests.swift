@@ -11,7 +11,7 @@ struct CommandHelpTests {
         let help = process.printed
         let listed = try #require(help.components(separatedBy: "SUBCOMMANDS:").last).split(separator: "\n")
             .filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(listed == ["serve", "apps", "simulate-apns", "simulate-device", "send", "See"], "\(help)")
+        #expect(listed == ["serve", "apps", "tokens", "simulate-apns", "simulate-device", "send", "See"], "\(help)")
         #expect(!help.lowercased().contains("bench"), "\(help)")
         let bench = try ChildProcess(["bench", "fan-out", "--count", "1"])
         defer { bench.kill() }

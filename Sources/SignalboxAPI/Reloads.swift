@@ -1,0 +1,53 @@
+import Foundation
+
+/// `POST .../installations/{installationId}/reloads`: reload receipts, batched by the SDK.
+public struct ReloadsRequest: Sendable, Hashable, Codable {
+    public var reloads: [ReloadReceiptBody]
+
+    public init(reloads: [ReloadReceiptBody]) {
+        self.reloads = reloads
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case reloads }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        reloads = try container.decode([ReloadReceiptBody].self, forKey: .reloads)
+    }
+}
+
+/// One receipt: a widget or control kind reloaded (its timeline or value provider ran) at `at`.
+public struct ReloadReceiptBody: Sendable, Hashable, Codable {
+    public var kind: String
+    /// `widgets` or `controls`.
+    public var pushType: String
+    public var at: Date
+
+    public init(kind: String, pushType: String, at: Date) {
+        self.kind = kind
+        self.pushType = pushType
+        self.at = at
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case kind, pushType, at }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(String.self, forKey: .kind)
+        pushType = try container.decode(String.self, forKey: .pushType)
+        at = try container.decode(Date.self, forKey: .at)
+    }
+}
+
+/// The answer to a batch of receipts: how many were matched to a delivered push.
+public struct ReloadsResponse: Sendable, Hashable, Codable {
+    public var matched: Int
+    public var unmatched: Int
+
+    public init(matched: Int, unmatched: Int) {
+        self.matched = matched
+        self.unmatched = unmatched
+    }
+}

@@ -41,13 +41,25 @@ public struct ReloadReceiptBody: Sendable, Hashable, Codable {
     }
 }
 
-/// The answer to a batch of receipts: how many were matched to a delivered push.
+/// The answer to a batch of receipts, one result per receipt in order.
 public struct ReloadsResponse: Sendable, Hashable, Codable {
-    public var matched: Int
-    public var unmatched: Int
+    public var reloads: [ReloadResult]
 
-    public init(matched: Int, unmatched: Int) {
+    public init(reloads: [ReloadResult]) {
+        self.reloads = reloads
+    }
+}
+
+/// What one receipt answered: the event of the delivered push it was matched to, and the seconds from that event's
+/// acceptance to the reload (both absent when unmatched).
+public struct ReloadResult: Sendable, Hashable, Codable {
+    public var matched: Bool
+    public var eventId: String?
+    public var eventToReloadSeconds: Double?
+
+    public init(matched: Bool, eventId: String? = nil, eventToReloadSeconds: Double? = nil) {
         self.matched = matched
-        self.unmatched = unmatched
+        self.eventId = eventId
+        self.eventToReloadSeconds = eventToReloadSeconds
     }
 }

@@ -20,8 +20,9 @@ extension InstallationRoutes {
                 appId: appId, installationId: installationId, receipts, window: Self.reloadWindow, now: now
             )
             for match in matches { ReloadMetrics.shared.count(match) }
-            let matched = matches.count { $0.eventId != nil }
-            return Response.json(ReloadsResponse(matched: matched, unmatched: matches.count - matched))
+            return Response.json(ReloadsResponse(reloads: matches.map {
+                ReloadResult(matched: $0.eventId != nil, eventId: $0.eventId, eventToReloadSeconds: $0.eventToReload)
+            }))
         }
     }
 }

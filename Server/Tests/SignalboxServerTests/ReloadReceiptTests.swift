@@ -59,6 +59,15 @@ import Testing
             )
             expectStatus(200, reply)
             #expect(try Self.results(reply).map(\.eventId) == [event, nil])
+
+            // The app page's table: one push delivered to an installation with Caffeine, one reload matched.
+            var browser = DashboardTests.Browser(client: harness.api.client)
+            #expect(try await browser.signIn(Harness.adminKey).status == 303)
+            let page = try await browser.get("/dashboard/apps/\(app.id)")
+            #expect(page.status == 200)
+            #expect(page.body.contains(#"<td>widgets</td><td class="mono">Caffeine</td><td class="num">1</td><td class="num">1</td>"#))
+            #expect(page.body.contains(#"<td class="num">100 %</td><td class="num">0</td>"#))
+            #expect(page.body.contains(#"<td>widgets</td><td class="mono">Tea</td><td class="num">0</td><td class="num">0</td>"#))
         }
     }
 

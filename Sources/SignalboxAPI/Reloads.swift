@@ -37,7 +37,16 @@ public struct ReloadReceiptBody: Sendable, Hashable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         kind = try container.decode(String.self, forKey: .kind)
         pushType = try container.decode(String.self, forKey: .pushType)
-        at = try container.decode(Date.self, forKey: .at)
+        // Strictly `yyyy-MM-ddTHH:mm:ss[.SSS]Z`: Foundation's parser also takes out-of-range fields (minute 99).
+        let text = try container.decode(String.self, forKey: .at)
+        guard let date = SignalboxJSON.parse(text), text.hasSuffix("Z"), text.count == 20 || text.count == 24,
+            SignalboxJSON.format(date).prefix(19) == text.prefix(19)
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .at, in: container, debugDescription: "must be an ISO 8601 UTC date such as 2026-11-25T01:28:45.252Z"
+            )
+        }
+        at = date
     }
 }
 

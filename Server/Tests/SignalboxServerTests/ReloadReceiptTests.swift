@@ -83,6 +83,8 @@ import Testing
                 (#"{"reloads":[{"kind":"k","pushType":"fileprovider","at":"2026-11-25T01:28:45Z"}]}"#, "pushType"),
                 (#"{"reloads":[{"kind":"","pushType":"widgets","at":"2026-11-25T01:28:45Z"}]}"#, "kind"),
                 (#"{"reloads":[{"kind":"k","pushType":"widgets","at":"yesterday"}]}"#, "at"),
+                (#"{"reloads":[{"kind":"k","pushType":"widgets","at":"2024-01-01T12:99:00Z"}]}"#, "at"),
+                (#"{"reloads":[{"kind":"k","pushType":"widgets","at":"2024-01-01T12:00:00+01:00"}]}"#, "at"),
                 (#"{"reloads":[{"kind":"k","pushType":"widgets"}]}"#, "at"),
                 (#"{"reloads":[{"kind":"k","pushType":"widgets","at":"2026-11-25T01:28:45Z","extra":1}]}"#, "extra"),
             ]

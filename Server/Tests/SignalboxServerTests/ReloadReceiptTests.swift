@@ -43,8 +43,9 @@ import Testing
         }
     }
 
-    @Test func aWidgetReceiptMatchesOnlyARegisteredKind() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: Backend.available) func aWidgetReceiptMatchesOnlyARegisteredKindAndTheDashboardShowsIt(_ backend: Backend) async throws {
+        let database = backend == .postgres ? try TestDatabases.fresh() : nil
+        try await DeliveryHarness.run(configure: { $0.database = database }) { harness in
             let app = try await harness.api.createApp()
             let base = "/v1/apps/\(app.id)/installations/phone"
             expectStatus(204, try await harness.api.call(.put, base, key: app.serverKey, json: #"{"userId":"u1","channels":[],"environment":"sandbox"}"#))

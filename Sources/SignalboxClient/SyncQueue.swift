@@ -92,6 +92,7 @@ public final class SyncQueue: Sendable {
             }
             if stop { break }
         }
+        try await sendReloads(&report)
         report.nextWake = try store.update { Self.nextWake($0, now: clock.now, configuration: configuration) }
         return report
     }

@@ -15,6 +15,8 @@ public struct SyncState: Sendable, Hashable, Codable {
     /// Installations of a previous user on this device (a user switch without `signOut()`), deleted with that
     /// user's last device JWT when this process still has it. Optional so stores written before it still read.
     public var abandonedInstallationIds: [String]?
+    /// Reload receipts not yet sent (`SyncQueue.recordReload`). Optional so stores written before it still read.
+    public var pendingReloads: [PendingReload]?
 
     public init(installationId: String) { self.installationId = installationId }
 }

@@ -15,6 +15,8 @@ public final class SignalboxApple: Sendable {
     /// A PushKit File Provider token that arrived before `configure` (the delegate may be created first).
     static let earlyFileProviderToken = Mutex<String?>(nil)
     private let renewing = Mutex(false)
+    /// A send of reload receipts is scheduled (`reloaded`).
+    let reloadSendScheduled = Mutex(false)
 
     private init(_ configuration: Configuration) {
         self.configuration = configuration

@@ -44,6 +44,16 @@ import Testing
         #expect(transport.sent == expected)
     }
 
+    @Test func aTimelineProviderReportsItsReloadAndTheReceiptIsSentAfterTheInstallation() async throws {
+        try await Self.withSignalbox { signalbox, transport in
+            try signalbox.setInstallation(userId: "u1", channels: [])
+            SignalboxApple.reloaded(kind: "Caffeine", pushType: .widgets)
+            try await Self.waitUntilSent(transport, ["PUT installation", "POST reloads"], signalbox)
+            let sent = try SignalboxJSON.makeDecoder().decode(ReloadsRequest.self, from: try #require(transport.requests.last?.body))
+            #expect(sent.reloads.map(\.kind) == ["Caffeine"] && sent.reloads.map(\.pushType) == ["widgets"])
+        }
+    }
+
     @Test func theControlHandlerRegistersEveryControlWithAPushTokenWithItsConfiguration() async throws {
         try await Self.withSignalbox { signalbox, transport in
             try signalbox.setInstallation(userId: "u1", channels: [])

@@ -55,6 +55,7 @@ extension DashboardRoutes {
         let depth = try await store.outboxDepth(appId: app.id)
         let outcomes = try await store.deliveryOutcomes(appId: app.id, since: dependencies.now() - 3600)
         let events = try await store.events(appId: app.id, state: nil, limit: Self.recentEvents, after: nil)
+        let reloads = try await store.reloadStats(appId: app.id, since: dependencies.now() - 3600)
         let pause = dependencies.signals.pauses.active(at: dependencies.now())[app.id]
         return render("overview", OverviewPage(
             chrome: visitor.chrome(app.bundleId, app: app.id), app: AppRow(app, pause: pause),
@@ -63,7 +64,7 @@ extension DashboardRoutes {
                 Figure(label: "controls", value: counts.byKind[.controls] ?? 0),
                 Figure(label: "File Provider tokens", value: counts.byKind[.fileprovider] ?? 0), Figure(label: "pushes queued", value: depth),
             ],
-            outcomes: OutcomeRow.rows(outcomes), events: events.map { EventRow(appId: app.id, $0) }
+            outcomes: OutcomeRow.rows(outcomes), reloads: reloads.map(ReloadRow.init), events: events.map { EventRow(appId: app.id, $0) }
         ))
     }
 

@@ -66,6 +66,32 @@ struct OutcomeRow {
     }
 }
 
+/// One kind's reload receipts over the last hour: pushes delivered, reloads matched to them, their share, and the
+/// event-to-reload latency (nearest-rank p50/p95 of the stored rows).
+struct ReloadRow {
+    let type: String
+    let kind: String
+    let delivered: Int
+    let matched: Int
+    let unmatched: Int
+    let share: String
+    let p50: String
+    let p95: String
+
+    init(_ stats: ReloadStats) {
+        type = stats.pushType.rawValue
+        kind = stats.kind
+        delivered = stats.delivered
+        matched = stats.matched
+        unmatched = stats.unmatched
+        share = stats.delivered > 0 ? "\(Int((Double(stats.matched) / Double(stats.delivered) * 100).rounded())) %" : "–"
+        p50 = stats.quantile(0.5).map(Self.seconds) ?? "–"
+        p95 = stats.quantile(0.95).map(Self.seconds) ?? "–"
+    }
+
+    private static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+}
+
 struct EventRow {
     let appId: String
     let id: String
@@ -134,6 +160,7 @@ struct OverviewPage {
     let app: AppRow
     let counts: [Figure]
     let outcomes: [OutcomeRow]
+    let reloads: [ReloadRow]
     let events: [EventRow]
 }
 

@@ -8,7 +8,7 @@ import SignalboxModel
 
 /// Everything Signalbox stores.
 public typealias SignalboxStorage = RegistryStore & DeliveryStore & SharedProviderTokens & DeliveryLogStore & IdempotencyStore
-    & SigningKeyStore & WebhookStore
+    & SigningKeyStore & WebhookStore & ReloadStore
 
 /// What the routes need: storage, secrets, auth, configuration, the clock, the metrics registry, and the
 /// delivery side (signals to the services, the APNs sender when a transport is configured).

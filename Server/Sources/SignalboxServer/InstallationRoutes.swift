@@ -59,6 +59,7 @@ struct InstallationRoutes {
             _ = try await dependencies.store.deleteFileProvider(appId: appId, installationId: installationId, now: dependencies.now(), revision: revision)
             return Response(status: .noContent)
         }
+        addReloads(to: installation)
         let enumerator = installation.group("file-provider/domains/:domainId/enumerators/:containerId")
         enumerator.put { request, context in
             let (appId, installationId, principal) = try await authorizeOwnerPrincipal(request, context)
@@ -154,7 +155,7 @@ struct InstallationRoutes {
 
 
     /// The app's server, or a device whose user owns the installation; 404 when it is not registered.
-    private func authorizeOwner(_ request: Request, _ context: BasicRequestContext) async throws -> (String, String) {
+    func authorizeOwner(_ request: Request, _ context: BasicRequestContext) async throws -> (String, String) {
         let (appId, installationId, _) = try await authorizeOwnerPrincipal(request, context)
         return (appId, installationId)
     }

@@ -242,12 +242,26 @@ enum Migrations {
             "CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id)",
             "CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id)",
         ],
+        [
+            // Reload receipts: a widget or control kind that reloaded on a device, matched to the delivered push it
+            // answered (`event_id`, NULL when none) with that push's delivery and its event's acceptance time. A
+            // push answers one receipt per kind (NULLs are distinct, so unmatched rows never collide).
+            """
+            CREATE TABLE reloads (
+                app_id TEXT NOT NULL, installation_id TEXT NOT NULL, push_type TEXT NOT NULL, kind TEXT NOT NULL, event_id TEXT,
+                reloaded_at BIGINT NOT NULL, delivered_at BIGINT, event_created_at BIGINT, recorded_at BIGINT NOT NULL)
+            """,
+            "CREATE UNIQUE INDEX reloads_push ON reloads (app_id, installation_id, push_type, kind, event_id)",
+            "CREATE INDEX reloads_app ON reloads (app_id, recorded_at)",
+            "CREATE INDEX reloads_age ON reloads (recorded_at)",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.
     static let appTables = [
         "events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs",
         "idempotency_keys", "app_signing_keys", "webhook_endpoints", "lifecycle_events", "webhook_deliveries",
+        "reloads",
     ]
 
     /// Tables that hang off an installation, cleaned when it goes.

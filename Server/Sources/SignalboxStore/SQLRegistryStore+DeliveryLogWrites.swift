@@ -92,6 +92,8 @@ extension SQLRegistryStore {
                     .reduce(0) { $0 + (try $1.decode(column: "line_count", as: Int.self)) }
             }
         }
+        // Reload receipts are matched against the log, so they go with it by age (not counted in `removed`).
+        try await oneStatement { db in try await db.raw("DELETE FROM reloads WHERE recorded_at < \(bind: cutoff.milliseconds)").run() }
         return removed
     }
 

@@ -22,11 +22,12 @@ final class LiveServer {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("signalbox")
     }
 
-    static func start() async throws -> LiveServer {
+    /// - Parameter arguments: more options of `serve` (`--apns-simulator` to deliver pushes).
+    static func start(arguments: [String] = []) async throws -> LiveServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-client-server-\(UUID().uuidString)").path
         let process = Process()
         process.executableURL = signalbox
-        process.arguments = ["serve", "--port", "0", "--data-dir", directory]
+        process.arguments = ["serve", "--port", "0", "--data-dir", directory] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["SIGNALBOX_ADMIN_KEY": adminKey]) { $1 }
         let output = Pipe()
         process.standardOutput = output

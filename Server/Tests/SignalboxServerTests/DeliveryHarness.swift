@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import SignalboxAPNsHTTP2
+import SignalboxDashboard
 import SignalboxServer
 import Testing
 
@@ -36,7 +37,7 @@ struct DeliveryHarness {
         )
         let app = try await buildApplication(
             configuration: configuration, transport: transport,
-            onCredentialsLoaded: { simulator.register(publicKey: $0.publicKey, keyId: $0.keyId, teamId: $0.teamId) },
+            onCredentialsLoaded: { simulator.register(publicKey: $0.publicKey, keyId: $0.keyId, teamId: $0.teamId) }, extensions: [Dashboard()],
             logger: Logger(label: "test.server")
         )
         defer { try? FileManager.default.removeItem(atPath: directory) }

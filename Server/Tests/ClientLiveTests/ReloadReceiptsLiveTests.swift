@@ -3,6 +3,7 @@ import SignalboxAPI
 import Testing
 @testable import SignalboxClient
 import SignalboxClientTesting
+import SignalboxTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SignalboxTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -28,10 +29,10 @@ import Glibc
         let (chromium, chromedriver) = try Self.browser()
         let data = try makeTemporaryDirectory("dashboard")
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let simulatorPort = try freePortPair()
+        let simulatorPort = try FreePorts.pair()
         let server = try await ServerProcess.start(dataDirectory: data, arguments: ["--apns-simulator", "--simulator-port", "\(simulatorPort)"])
         defer { server.process.kill(SIGTERM) }
-        let driverPort = try freePortPair()
+        let driverPort = try FreePorts.pair()
         let driverProcess = try ChildProcess(["--port=\(driverPort)"], executable: chromedriver)
         defer { driverProcess.kill() }  // chromedriver may ignore SIGTERM
         _ = try await driverProcess.waitFor("started successfully")
@@ -159,27 +160,5 @@ import Glibc
             try? FileManager.default.removeItem(atPath: target)
             try FileManager.default.copyItem(atPath: path, toPath: target)
         }
-    }
-}
-
-/// A loopback port that is free, with the next one free too (the simulator takes two).
-func freePortPair() throws -> Int {
-    for _ in 0..<50 {
-        let port = Int.random(in: 20_000...59_000)
-        if isFree(port), isFree(port + 1) { return port }
-    }
-    throw ChildProcessError(message: "no free port pair found")
-}
-
-private func isFree(_ port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
     }
 }

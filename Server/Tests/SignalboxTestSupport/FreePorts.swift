@@ -1,13 +1,15 @@
 import Foundation
 
-/// Loopback ports for a child process that takes a port and the next one (the built-in APNs simulator and its admin).
-enum FreePorts {
-    static func pair() throws -> Int {
+/// Loopback ports for a child process that takes a port and the next one (the built-in APNs simulator and its admin
+/// endpoint, chromedriver's pair).
+public enum FreePorts {
+    /// A free port whose next port is free too.
+    public static func pair() throws -> Int {
         for _ in 0..<50 {
             let port = Int.random(in: 20_000...59_000)
             if isFree(port), isFree(port + 1) { return port }
         }
-        throw LiveServerError(message: "no free port pair found")
+        throw FreePortsError()
     }
 
     private static func isFree(_ port: Int) -> Bool {
@@ -22,4 +24,8 @@ enum FreePorts {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
     }
+}
+
+public struct FreePortsError: Error, CustomStringConvertible {
+    public var description: String { "no free port pair found on 127.0.0.1" }
 }

@@ -19,7 +19,7 @@ final class RawConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
-            Glibc.close(socketDescriptor)
+            close()  // once: deinit runs for this fully initialised object and must not close the number again
             throw ChildProcessError(message: "connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
         }
     }

@@ -18,9 +18,9 @@ extension HTTPServerBuilder {
                 )
             )
             if let tls {
-                return LimitedChildChannel(base: try TLSChannel(http, tlsConfiguration: tls), limit: limit)
+                return LimitedChildChannel(base: RetainedChildChannel(base: try TLSChannel(http, tlsConfiguration: tls)), limit: limit)
             }
-            return LimitedChildChannel(base: http, limit: limit)
+            return LimitedChildChannel(base: RetainedChildChannel(base: http), limit: limit)
         }
     }
 }

@@ -41,6 +41,7 @@ extension DashboardRoutes {
             }
         }
         addCredentialCheck(to: dashboard)
+        addSigningKeyPages(to: dashboard)
         dashboard.post("apps/:appId/send") { request, context in
             switch try await viewer(request, appId: try context.parameters.require("appId")) {
             case .refused(let response): return response

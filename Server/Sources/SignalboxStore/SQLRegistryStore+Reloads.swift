@@ -5,14 +5,14 @@ import SignalboxModel
 /// Reload receipts in `reloads`: one row per receipt, the matched ones with their push's event. A push answers one
 /// receipt per kind (the unique index on the event per installation, type and kind); a second one is kept unmatched.
 extension SQLRegistryStore: ReloadStore {
-    /// Delivery lines of the installation read to match a batch (newest first).
-    static let reloadLogLines = 500
+    /// Delivered lines read to match one batch, at most (newest first): a backstop, the batch's windows bound the read.
+    static let reloadMatchLines = 500
 
-    public func recordReloads(appId: String, installationId: String, _ receipts: [ReloadReceipt], window: TimeInterval, now: Date) async throws
-        -> [ReloadMatch]
+    public func recordReloads(appId: String, installationId: String, _ receipts: [ReloadReceipt], window: TimeInterval, keep: Int, now: Date)
+        async throws -> RecordedReloads
     {
-        let lines = try await deliveryLog(appId: appId, installationId: installationId, limit: Self.reloadLogLines)
-            .filter { $0.outcome == "delivered" && $0.eventId != nil }
+        guard let earliest = receipts.map(\.at).min(), let latest = receipts.map(\.at).max() else { return RecordedReloads(matches: [], dropped: 0) }
+        let lines = try await deliveredLines(appId: appId, installationId: installationId, from: earliest - window, through: latest)
         let registered = try await registeredKinds(appId: appId, installationId: installationId)
         return try await transaction { db in
             var matches: [ReloadMatch] = []
@@ -25,7 +25,8 @@ extension SQLRegistryStore: ReloadStore {
                         && (receipt.pushType != .controls || tokens?.contains(line.token) == true)
                 }
                 var match = ReloadMatch(receipt: receipt, registered: tokens != nil, eventId: nil, eventToReload: nil)
-                if tokens != nil, let push, let eventId = push.eventId {
+                if tokens != nil, let push {
+                    let eventId = push.eventId
                     let created = try await db.raw("SELECT created_at FROM events WHERE event_id = \(bind: eventId)").first()
                         .map { Date(milliseconds: try $0.decode(column: "created_at", as: Int64.self)) }
                     let inserted = try await db.raw("""
@@ -47,8 +48,66 @@ extension SQLRegistryStore: ReloadStore {
                 }
                 matches.append(match)
             }
-            return matches
+            let dropped = try await Self.dropOldestReloads(db, appId: appId, installationId: installationId, keep: keep)
+            return RecordedReloads(matches: matches, dropped: dropped)
         }
+    }
+
+    /// A delivered push a receipt may answer.
+    private struct DeliveredLine {
+        let token: String
+        let pushType: String
+        let eventId: String
+        let at: Date
+    }
+
+    /// The installation's delivered widget and control lines of an event logged in `from...through`, newest first:
+    /// rows by `delivery_log_installation`, and the lines for it in runs logged then (`delivery_runs_app`, its
+    /// range of installation ids tested before a run is unpacked).
+    private func deliveredLines(appId: String, installationId: String, from: Date, through: Date) async throws -> [DeliveredLine] {
+        let backend = backend
+        return try await oneStatement { db in
+            try await db.raw("""
+                SELECT token, push_type, event_id, logged_at FROM delivery_log
+                WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
+                    AND logged_at >= \(bind: from.milliseconds) AND logged_at <= \(bind: through.milliseconds)
+                    AND outcome = 'delivered' AND event_id IS NOT NULL AND push_type IN ('widgets', 'controls')
+                UNION ALL
+                SELECT line.value ->> 0 AS token, run.push_type, run.event_id, run.logged_at
+                FROM delivery_runs AS run CROSS JOIN \(backend.elements(of: "run.lines"))
+                WHERE run.app_id = \(bind: appId) AND run.logged_at >= \(bind: from.milliseconds) AND run.logged_at <= \(bind: through.milliseconds)
+                    AND run.outcome = 'delivered' AND run.event_id IS NOT NULL AND run.push_type IN ('widgets', 'controls')
+                    AND run.first_installation\(backend.bytewise) <= \(bind: installationId)
+                    AND run.last_installation\(backend.bytewise) >= \(bind: installationId)
+                    AND line.value ->> 2 = \(bind: installationId)
+                ORDER BY logged_at DESC LIMIT \(bind: Self.reloadMatchLines)
+                """).all().map { row in
+                DeliveredLine(
+                    token: try row.decode(column: "token", as: String.self), pushType: try row.decode(column: "push_type", as: String.self),
+                    eventId: try row.decode(column: "event_id", as: String.self),
+                    at: Date(milliseconds: try row.decode(column: "logged_at", as: Int64.self))
+                )
+            }
+        }
+    }
+
+    /// Deletes the installation's receipts beyond its newest `keep` (by recording, then reload time; receipts tied
+    /// with the last one kept go too). - Returns: how many were deleted.
+    private static func dropOldestReloads(_ db: any SQLDatabase, appId: String, installationId: String, keep: Int) async throws -> Int {
+        guard let boundary = try await db.raw("""
+            SELECT recorded_at, reloaded_at FROM reloads WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
+            ORDER BY recorded_at DESC, reloaded_at DESC LIMIT 1 OFFSET \(bind: max(0, keep))
+            """).first()
+        else {
+            return 0
+        }
+        let recorded = try boundary.decode(column: "recorded_at", as: Int64.self)
+        let reloaded = try boundary.decode(column: "reloaded_at", as: Int64.self)
+        return try await db.raw("""
+            DELETE FROM reloads WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
+                AND (recorded_at < \(bind: recorded) OR (recorded_at = \(bind: recorded) AND reloaded_at <= \(bind: reloaded)))
+            RETURNING recorded_at
+            """).all().count
     }
 
     /// The installation's registered kinds, keyed `type|kind`: each control kind with its controls' push tokens, each

@@ -53,7 +53,7 @@ public struct ReloadStats: Sendable, Hashable {
     public var delivered: Int
     public var matched: Int
     public var unmatched: Int
-    /// Event-to-reload seconds of the matched receipts, ascending.
+    /// Event-to-reload seconds of the matched receipts, ascending (a store may read a bounded sample: the newest).
     public var latencies: [TimeInterval]
 
     public init(pushType: PushKind, kind: String, delivered: Int, matched: Int, unmatched: Int, latencies: [TimeInterval]) {

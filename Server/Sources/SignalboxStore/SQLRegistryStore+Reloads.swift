@@ -130,20 +130,32 @@ extension SQLRegistryStore: ReloadStore {
         return rows.reduce(into: [:]) { kinds, row in kinds[row.key, default: []].insert(row.token) }
     }
 
-    /// Receipts of the period read for the dashboard's figures, at most.
-    static let reloadStatsRows = 20_000
+    /// Event-to-reload times read for the dashboard's p50/p95, at most: the period's newest matched receipts.
+    static let reloadLatencyRows = 2_000
 
     public func reloadStats(appId: String, since: Date) async throws -> [ReloadStats] {
-        let rows = try await oneStatement { db in
+        // Counts are aggregated in the database (`reloads_app` range); only a bounded sample of latencies is read.
+        let counts = try await oneStatement { db in
             try await db.raw("""
-                SELECT push_type, kind, event_id, reloaded_at, event_created_at FROM reloads
+                SELECT push_type, kind, COUNT(event_id) AS matched, COUNT(*) - COUNT(event_id) AS unmatched FROM reloads
                 WHERE app_id = \(bind: appId) AND recorded_at >= \(bind: since.milliseconds)
-                ORDER BY recorded_at DESC LIMIT \(bind: Self.reloadStatsRows)
+                GROUP BY push_type, kind
                 """).all().map { row in
                 (
                     type: try row.decode(column: "push_type", as: String.self), kind: try row.decode(column: "kind", as: String.self),
-                    event: try row.decode(column: "event_id", as: String?.self), at: try row.decode(column: "reloaded_at", as: Int64.self),
-                    created: try row.decode(column: "event_created_at", as: Int64?.self)
+                    matched: try row.decode(column: "matched", as: Int.self), unmatched: try row.decode(column: "unmatched", as: Int.self)
+                )
+            }
+        }
+        let latencies = try await oneStatement { db in
+            try await db.raw("""
+                SELECT push_type, kind, reloaded_at - event_created_at AS latency FROM reloads
+                WHERE app_id = \(bind: appId) AND recorded_at >= \(bind: since.milliseconds) AND event_created_at IS NOT NULL
+                ORDER BY recorded_at DESC LIMIT \(bind: Self.reloadLatencyRows)
+                """).all().map { row in
+                (
+                    key: try row.decode(column: "push_type", as: String.self) + "|" + (try row.decode(column: "kind", as: String.self)),
+                    seconds: Double(max(0, try row.decode(column: "latency", as: Int64.self))) / 1000
                 )
             }
         }
@@ -154,18 +166,15 @@ extension SQLRegistryStore: ReloadStore {
                 pushType: key.type, kind: key.kind, delivered: count, matched: 0, unmatched: 0, latencies: []
             )
         }
-        for row in rows {
+        for row in counts {
             guard let type = PushKind(rawValue: row.type) else { continue }
             let key = row.type + "|" + row.kind
             var entry = stats[key] ?? ReloadStats(pushType: type, kind: row.kind, delivered: 0, matched: 0, unmatched: 0, latencies: [])
-            if row.event != nil {
-                entry.matched += 1
-                if let created = row.created { entry.latencies.append(Double(max(0, row.at - created)) / 1000) }
-            } else {
-                entry.unmatched += 1
-            }
+            entry.matched = row.matched
+            entry.unmatched = row.unmatched
             stats[key] = entry
         }
+        for row in latencies { stats[row.key]?.latencies.append(row.seconds) }
         return stats.values.map { stat in
             var stat = stat
             stat.latencies.sort()

@@ -97,4 +97,36 @@ import Testing
             #expect(Set(kinds) == Set(["k0", "k1", "k2"] + (22..<27).map { "k\($0)" }), "the quiet installation's 3 and the noisy one's newest 5")
         }
     }
+
+    @Test(arguments: Backend.available) func theFiguresAreCountedInTheDatabaseWithTheirLatencies(_ backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createApp(RegistryStoreConformance.app("a"))
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            try await store.putInstallation(appId: "a", Installation(id: "phone", userId: "u", channels: [], environment: .sandbox), now: start)
+            try await store.putControls(appId: "a", installationId: "phone", [Control(kind: "door", pushToken: "b001")], now: start)
+            for (id, offset) in [("e1", 0.0), ("e2", 10.0)] {
+                try await store.createEvent(EventRecord(
+                    id: id, appId: "a", request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all),
+                    createdAt: start.addingTimeInterval(offset)
+                ))
+            }
+            try await store.logDeliveries([("e1", 1.0), ("e2", 11.0)].map { event, offset in
+                DeliveryLogEntry(
+                    appId: "a", token: "b001", pushType: "controls", eventId: event, installationId: "phone", outcome: "delivered",
+                    answer: DeliveryAnswer(status: 200), attempt: 1, at: start.addingTimeInterval(offset)
+                )
+            })
+            let receipts = [
+                ReloadReceipt(kind: "door", pushType: .controls, at: start.addingTimeInterval(3)),
+                ReloadReceipt(kind: "door", pushType: .controls, at: start.addingTimeInterval(15)),
+                ReloadReceipt(kind: "door", pushType: .controls, at: start.addingTimeInterval(16)),
+                ReloadReceipt(kind: "gate", pushType: .controls, at: start.addingTimeInterval(16)),
+            ]
+            let recorded = try await store.recordReloads(appId: "a", installationId: "phone", receipts, window: 900, keep: 1000, now: start + 20)
+            #expect(recorded.matches.map(\.eventId) == ["e1", "e2", nil, nil])
+            let stats = try await store.reloadStats(appId: "a", since: start)
+            #expect(stats.map { "\($0.kind) \($0.delivered) \($0.matched) \($0.unmatched) \($0.latencies)" } == ["door 2 2 1 [3.0, 5.0]", "gate 0 0 1 []"])
+            #expect(try await store.reloadStats(appId: "a", since: start + 21).isEmpty, "receipts recorded before the period are not counted")
+        }
+    }
 }

@@ -48,9 +48,9 @@ extension DashboardRoutes {
                 form: .init()
             ))
         } catch let error as APIError {
-            return try await signingKeyPage(visitor, appId: appId, form: form, error: "The key was not replaced: \(Self.plain(error.message))", status: error.status)
+            return try await signingKeyPage(visitor, appId: appId, form: form, error: Self.notReplaced(error.message), status: error.status)
         } catch let error as ValidationError {
-            return try await signingKeyPage(visitor, appId: appId, form: form, error: "The key was not replaced: \(Self.plain(error.description))", status: .badRequest)
+            return try await signingKeyPage(visitor, appId: appId, form: form, error: Self.notReplaced(error.description), status: .badRequest)
         }
     }
 
@@ -68,6 +68,9 @@ extension DashboardRoutes {
     private func keyAdminOnly(_ visitor: Visitor) -> Response {
         message(visitor, "Admin only", "Replacing an app's APNs key needs the admin key.", status: .forbidden)
     }
+
+    /// The form's error line. The messages name fields and rules, never the key (`SigningKey.Invalid`).
+    static func notReplaced(_ message: String) -> String { "The key was not replaced: \(plain(message))" }
 
     /// `keyId: key id must be …` → `key id must be …`, `privateKey: is required …` → `the .p8 key is required …`: the
     /// API's field names mean nothing on a form.

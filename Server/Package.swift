@@ -178,6 +178,7 @@ let package = Package(
                 .embedInCode("Templates/send.mustache"),
                 .embedInCode("Templates/message.mustache"),
                 .embedInCode("Templates/check.mustache"),
+                .embedInCode("Templates/apnsKey.mustache"),
                 .embedInCode("Templates/style.css"),
             ]
         ),

@@ -41,6 +41,7 @@ extension DashboardRoutes {
             }
         }
         addCredentialCheck(to: dashboard)
+        addSigningKeyPages(to: dashboard)
         dashboard.post("apps/:appId/send") { request, context in
             switch try await viewer(request, appId: try context.parameters.require("appId")) {
             case .refused(let response): return response
@@ -55,7 +56,8 @@ extension DashboardRoutes {
         let depth = try await store.outboxDepth(appId: app.id)
         let outcomes = try await store.deliveryOutcomes(appId: app.id, since: dependencies.now() - 3600)
         let events = try await store.events(appId: app.id, state: nil, limit: Self.recentEvents, after: nil)
-        let reloads = try await store.reloadStats(appId: app.id, since: dependencies.now() - 3600)
+        let now = dependencies.now()
+        let reloads = try await reloadFigures.stats(appId: app.id, now: now) { try await store.reloadStats(appId: app.id, since: now - 3600) }
         let pause = dependencies.signals.pauses.active(at: dependencies.now())[app.id]
         return render("overview", OverviewPage(
             chrome: visitor.chrome(app.bundleId, app: app.id), app: AppRow(app, pause: pause),

@@ -11,6 +11,8 @@ import SignalboxModel
 /// POST form carries the session's CSRF token; pages render no stored secret and forbid scripts and framing.
 struct DashboardRoutes {
     let dependencies: APIDependencies
+    /// The app page's reload figures, shared by every request.
+    let reloadFigures = ReloadFiguresCache()
     var sessions: DashboardSessions { DashboardSessions(store: dependencies.dashboardSessions) }
 
     static let sessionCookie = "signalbox_session"

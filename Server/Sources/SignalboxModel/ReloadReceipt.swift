@@ -33,6 +33,18 @@ public struct ReloadMatch: Sendable, Hashable {
     }
 }
 
+/// A batch of receipts recorded: what became of each, and how many of the installation's oldest receipts the
+/// per-installation cap dropped to make room.
+public struct RecordedReloads: Sendable, Hashable {
+    public var matches: [ReloadMatch]
+    public var dropped: Int
+
+    public init(matches: [ReloadMatch], dropped: Int) {
+        self.matches = matches
+        self.dropped = dropped
+    }
+}
+
 /// An app's reloads of one kind over a period, for the dashboard.
 public struct ReloadStats: Sendable, Hashable {
     public var pushType: PushKind
@@ -41,7 +53,7 @@ public struct ReloadStats: Sendable, Hashable {
     public var delivered: Int
     public var matched: Int
     public var unmatched: Int
-    /// Event-to-reload seconds of the matched receipts, ascending.
+    /// Event-to-reload seconds of the matched receipts, ascending (a store may read a bounded sample: the newest).
     public var latencies: [TimeInterval]
 
     public init(pushType: PushKind, kind: String, delivered: Int, matched: Int, unmatched: Int, latencies: [TimeInterval]) {

@@ -6,7 +6,7 @@ import SignalboxModel
 /// Replacing an app's APNs key without downtime, and proving a key against APNs before it goes live.
 extension APIDependencies {
     /// The key each environment signs with (ids only).
-    func signingKeys(appId: String) async throws -> SigningKeysResponse {
+    package func signingKeys(appId: String) async throws -> SigningKeysResponse {
         guard let app = try await store.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
         let own = try await store.environmentSigningKeys(appId: appId)
         return SigningKeysResponse(appId: appId, keys: Environment.allCases.map { environment in
@@ -21,7 +21,7 @@ extension APIDependencies {
     /// next ones (on this instance at once, on others within `AppCredentials.refreshAfter`) use the new key and
     /// its own provider token and connections. An app paused because APNs refused its old key resumes.
     /// - Throws: `APIError` naming the bad field, 404 for an unknown app.
-    func replaceSigningKey(appId: String, _ body: SigningKeyRequest) async throws -> SigningKeysResponse {
+    package func replaceSigningKey(appId: String, _ body: SigningKeyRequest) async throws -> SigningKeysResponse {
         guard let candidate = try Self.candidate(body) else {
             throw APIError.invalid(ValidationError(field: "privateKey", "is required, with teamId and keyId"))
         }

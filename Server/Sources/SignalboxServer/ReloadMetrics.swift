@@ -4,8 +4,13 @@ import Synchronization
 
 /// `signalbox_reloads_total{type,kind,matched}` and `signalbox_event_to_reload_seconds{type,kind}`, made once per
 /// label set. A kind the installation has not registered is labelled `other`, so a device cannot grow the series.
+/// `signalbox_reloads_dropped_total`: receipts deleted by the per-installation cap.
 final class ReloadMetrics: Sendable {
     static let shared = ReloadMetrics()
+
+    private let dropped = Counter(label: "signalbox_reloads_dropped_total")
+
+    func countDropped(_ count: Int) { dropped.increment(by: count) }
 
     private let counters = Mutex<[String: Counter]>([:])
     private let timers = Mutex<[String: Timer]>([:])

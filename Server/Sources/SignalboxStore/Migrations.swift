@@ -255,6 +255,10 @@ enum Migrations {
             "CREATE INDEX reloads_app ON reloads (app_id, recorded_at)",
             "CREATE INDEX reloads_age ON reloads (recorded_at)",
         ],
+        [
+            // An installation's receipts, newest first: the per-installation cap drops the oldest beyond it.
+            "CREATE INDEX reloads_installation ON reloads (app_id, installation_id, recorded_at, reloaded_at)",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.

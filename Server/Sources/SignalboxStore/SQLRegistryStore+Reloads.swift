@@ -5,14 +5,14 @@ import SignalboxModel
 /// Reload receipts in `reloads`: one row per receipt, the matched ones with their push's event. A push answers one
 /// receipt per kind (the unique index on the event per installation, type and kind); a second one is kept unmatched.
 extension SQLRegistryStore: ReloadStore {
-    /// Delivery lines of the installation read to match a batch (newest first).
-    static let reloadLogLines = 500
+    /// Delivered lines read to match one batch, at most (newest first): a backstop, the batch's windows bound the read.
+    static let reloadMatchLines = 500
 
-    public func recordReloads(appId: String, installationId: String, _ receipts: [ReloadReceipt], window: TimeInterval, now: Date) async throws
-        -> [ReloadMatch]
+    public func recordReloads(appId: String, installationId: String, _ receipts: [ReloadReceipt], window: TimeInterval, keep: Int, now: Date)
+        async throws -> RecordedReloads
     {
-        let lines = try await deliveryLog(appId: appId, installationId: installationId, limit: Self.reloadLogLines)
-            .filter { $0.outcome == "delivered" && $0.eventId != nil }
+        guard let earliest = receipts.map(\.at).min(), let latest = receipts.map(\.at).max() else { return RecordedReloads(matches: [], dropped: 0) }
+        let lines = try await deliveredLines(appId: appId, installationId: installationId, from: earliest - window, through: latest)
         let registered = try await registeredKinds(appId: appId, installationId: installationId)
         return try await transaction { db in
             var matches: [ReloadMatch] = []
@@ -25,7 +25,8 @@ extension SQLRegistryStore: ReloadStore {
                         && (receipt.pushType != .controls || tokens?.contains(line.token) == true)
                 }
                 var match = ReloadMatch(receipt: receipt, registered: tokens != nil, eventId: nil, eventToReload: nil)
-                if tokens != nil, let push, let eventId = push.eventId {
+                if tokens != nil, let push {
+                    let eventId = push.eventId
                     let created = try await db.raw("SELECT created_at FROM events WHERE event_id = \(bind: eventId)").first()
                         .map { Date(milliseconds: try $0.decode(column: "created_at", as: Int64.self)) }
                     let inserted = try await db.raw("""
@@ -47,8 +48,66 @@ extension SQLRegistryStore: ReloadStore {
                 }
                 matches.append(match)
             }
-            return matches
+            let dropped = try await Self.dropOldestReloads(db, appId: appId, installationId: installationId, keep: keep)
+            return RecordedReloads(matches: matches, dropped: dropped)
         }
+    }
+
+    /// A delivered push a receipt may answer.
+    private struct DeliveredLine {
+        let token: String
+        let pushType: String
+        let eventId: String
+        let at: Date
+    }
+
+    /// The installation's delivered widget and control lines of an event logged in `from...through`, newest first:
+    /// rows by `delivery_log_installation`, and the lines for it in runs logged then (`delivery_runs_app`, its
+    /// range of installation ids tested before a run is unpacked).
+    private func deliveredLines(appId: String, installationId: String, from: Date, through: Date) async throws -> [DeliveredLine] {
+        let backend = backend
+        return try await oneStatement { db in
+            try await db.raw("""
+                SELECT token, push_type, event_id, logged_at FROM delivery_log
+                WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
+                    AND logged_at >= \(bind: from.milliseconds) AND logged_at <= \(bind: through.milliseconds)
+                    AND outcome = 'delivered' AND event_id IS NOT NULL AND push_type IN ('widgets', 'controls')
+                UNION ALL
+                SELECT line.value ->> 0 AS token, run.push_type, run.event_id, run.logged_at
+                FROM delivery_runs AS run CROSS JOIN \(backend.elements(of: "run.lines"))
+                WHERE run.app_id = \(bind: appId) AND run.logged_at >= \(bind: from.milliseconds) AND run.logged_at <= \(bind: through.milliseconds)
+                    AND run.outcome = 'delivered' AND run.event_id IS NOT NULL AND run.push_type IN ('widgets', 'controls')
+                    AND run.first_installation\(backend.bytewise) <= \(bind: installationId)
+                    AND run.last_installation\(backend.bytewise) >= \(bind: installationId)
+                    AND line.value ->> 2 = \(bind: installationId)
+                ORDER BY logged_at DESC LIMIT \(bind: Self.reloadMatchLines)
+                """).all().map { row in
+                DeliveredLine(
+                    token: try row.decode(column: "token", as: String.self), pushType: try row.decode(column: "push_type", as: String.self),
+                    eventId: try row.decode(column: "event_id", as: String.self),
+                    at: Date(milliseconds: try row.decode(column: "logged_at", as: Int64.self))
+                )
+            }
+        }
+    }
+
+    /// Deletes the installation's receipts beyond its newest `keep` (by recording, then reload time; receipts tied
+    /// with the last one kept go too). - Returns: how many were deleted.
+    private static func dropOldestReloads(_ db: any SQLDatabase, appId: String, installationId: String, keep: Int) async throws -> Int {
+        guard let boundary = try await db.raw("""
+            SELECT recorded_at, reloaded_at FROM reloads WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
+            ORDER BY recorded_at DESC, reloaded_at DESC LIMIT 1 OFFSET \(bind: max(0, keep))
+            """).first()
+        else {
+            return 0
+        }
+        let recorded = try boundary.decode(column: "recorded_at", as: Int64.self)
+        let reloaded = try boundary.decode(column: "reloaded_at", as: Int64.self)
+        return try await db.raw("""
+            DELETE FROM reloads WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
+                AND (recorded_at < \(bind: recorded) OR (recorded_at = \(bind: recorded) AND reloaded_at <= \(bind: reloaded)))
+            RETURNING recorded_at
+            """).all().count
     }
 
     /// The installation's registered kinds, keyed `type|kind`: each control kind with its controls' push tokens, each
@@ -71,20 +130,32 @@ extension SQLRegistryStore: ReloadStore {
         return rows.reduce(into: [:]) { kinds, row in kinds[row.key, default: []].insert(row.token) }
     }
 
-    /// Receipts of the period read for the dashboard's figures, at most.
-    static let reloadStatsRows = 20_000
+    /// Event-to-reload times read for the dashboard's p50/p95, at most: the period's newest matched receipts.
+    static let reloadLatencyRows = 2_000
 
     public func reloadStats(appId: String, since: Date) async throws -> [ReloadStats] {
-        let rows = try await oneStatement { db in
+        // Counts are aggregated in the database (`reloads_app` range); only a bounded sample of latencies is read.
+        let counts = try await oneStatement { db in
             try await db.raw("""
-                SELECT push_type, kind, event_id, reloaded_at, event_created_at FROM reloads
+                SELECT push_type, kind, COUNT(event_id) AS matched, COUNT(*) - COUNT(event_id) AS unmatched FROM reloads
                 WHERE app_id = \(bind: appId) AND recorded_at >= \(bind: since.milliseconds)
-                ORDER BY recorded_at DESC LIMIT \(bind: Self.reloadStatsRows)
+                GROUP BY push_type, kind
                 """).all().map { row in
                 (
                     type: try row.decode(column: "push_type", as: String.self), kind: try row.decode(column: "kind", as: String.self),
-                    event: try row.decode(column: "event_id", as: String?.self), at: try row.decode(column: "reloaded_at", as: Int64.self),
-                    created: try row.decode(column: "event_created_at", as: Int64?.self)
+                    matched: try row.decode(column: "matched", as: Int.self), unmatched: try row.decode(column: "unmatched", as: Int.self)
+                )
+            }
+        }
+        let latencies = try await oneStatement { db in
+            try await db.raw("""
+                SELECT push_type, kind, reloaded_at - event_created_at AS latency FROM reloads
+                WHERE app_id = \(bind: appId) AND recorded_at >= \(bind: since.milliseconds) AND event_created_at IS NOT NULL
+                ORDER BY recorded_at DESC LIMIT \(bind: Self.reloadLatencyRows)
+                """).all().map { row in
+                (
+                    key: try row.decode(column: "push_type", as: String.self) + "|" + (try row.decode(column: "kind", as: String.self)),
+                    seconds: Double(max(0, try row.decode(column: "latency", as: Int64.self))) / 1000
                 )
             }
         }
@@ -95,18 +166,15 @@ extension SQLRegistryStore: ReloadStore {
                 pushType: key.type, kind: key.kind, delivered: count, matched: 0, unmatched: 0, latencies: []
             )
         }
-        for row in rows {
+        for row in counts {
             guard let type = PushKind(rawValue: row.type) else { continue }
             let key = row.type + "|" + row.kind
             var entry = stats[key] ?? ReloadStats(pushType: type, kind: row.kind, delivered: 0, matched: 0, unmatched: 0, latencies: [])
-            if row.event != nil {
-                entry.matched += 1
-                if let created = row.created { entry.latencies.append(Double(max(0, row.at - created)) / 1000) }
-            } else {
-                entry.unmatched += 1
-            }
+            entry.matched = row.matched
+            entry.unmatched = row.unmatched
             stats[key] = entry
         }
+        for row in latencies { stats[row.key]?.latencies.append(row.seconds) }
         return stats.values.map { stat in
             var stat = stat
             stat.latencies.sort()

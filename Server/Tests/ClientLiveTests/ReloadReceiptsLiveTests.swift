@@ -47,4 +47,26 @@ import FoundationNetworking
         #expect(value("signalbox_reloads_total", [#"type="widgets""#, #"kind="other""#, #"matched="false""#]) == "1")
         #expect(value("signalbox_event_to_reload_seconds_count", [#"type="controls""#, #"kind="door""#]) == "1")
     }
+
+    @Test func anInstallationKeepsItsNewestThousandReceiptsAndMetricsCountTheRest() async throws {
+        let server = try await LiveServer.start(arguments: ["--apns-simulator", "--simulator-port", "\(try FreePorts.pair())"])
+        defer { server.stop() }
+        let base = "/v1/apps/\(server.appId)/installations/chatty"
+        let installation = #"{"userId":"u1","channels":[],"environment":"sandbox"}"#
+        _ = try await LiveServer.call(server.base, "PUT", base, key: server.serverKey, body: Data(installation.utf8))
+        // 11 batches of 100 receipts, each at its own second in the past: the cap (1,000) drops the first batch.
+        let formatter = ISO8601DateFormatter()
+        let start = Date().addingTimeInterval(-3600)
+        for batch in 0..<11 {
+            let receipts = (0..<100).map { index in
+                #"{"kind":"k","pushType":"widgets","at":"\#(formatter.string(from: start.addingTimeInterval(Double(batch * 100 + index))))"}"#
+            }
+            let body = #"{"reloads":[\#(receipts.joined(separator: ","))]}"#
+            let reply = try await LiveServer.call(server.base, "POST", base + "/reloads", key: server.serverKey, body: Data(body.utf8))
+            #expect((reply.json["reloads"] as? [Any])?.count == 100)
+        }
+        let (data, _) = try await URLSession.shared.data(from: URL(string: server.base.absoluteString + "/metrics")!)
+        let metric = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("signalbox_reloads_dropped_total ") }
+        #expect(metric.flatMap { $0.split(separator: " ").last }.map(String.init) == "100", "\(metric ?? "no metric")")
+    }
 }

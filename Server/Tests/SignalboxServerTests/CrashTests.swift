@@ -13,18 +13,11 @@ import Testing
         let (directory, pem, apnsPort, admin) = (fixture.directory, fixture.pem, fixture.apnsPort, fixture.admin)
         let adminKey = "sba_crash-test-admin-0123456789abcdef"
         func startServer() async throws -> (ChildProcess, HTTPJSON) {
-            let server = try ChildProcess(
-                ["serve", "--port", "0", "--data-dir", directory + "/data", "--apns-host", "127.0.0.1", "--apns-port", apnsPort,
-                 "--apns-ca", directory + "/ca.pem"],
+            let server = try await ServerProcess.start(
+                dataDirectory: directory + "/data", arguments: ["--apns-host", "127.0.0.1", "--apns-port", apnsPort, "--apns-ca", directory + "/ca.pem"],
                 environment: ["SIGNALBOX_ADMIN_KEY": adminKey, "SIGNALBOX_MAX_IN_FLIGHT": "40"]
             )
-            do {
-                let port = try await server.waitFor(#"Server started and listening on 127\.0\.0\.1:(\d+)"#)
-                return (server, HTTPJSON(base: "http://127.0.0.1:" + port))
-            } catch {
-                server.kill()
-                throw error
-            }
+            return (server.process, server.api)
         }
 
         var (server, api) = try await startServer()

@@ -113,6 +113,25 @@ import Glibc
             try await browser.click("a[href$='/events/\(eventId)']")
             #expect(try await browser.bodyText().contains("Its pushes by outcome"))
             try await shots.take("event")
+            // Replace the app's APNs key with a new .p8 for sandbox only, then check it.
+            try await browser.go(site + "/dashboard/apps/\(appId)")
+            try await browser.click("a[href$='/apns-key']")
+            let newKey = P256.Signing.PrivateKey().pemRepresentation
+            let newKeyFile = data + "/AuthKey_KEYSANDBOX.p8"
+            try newKey.write(toFile: newKeyFile, atomically: true, encoding: .utf8)
+            try await browser.attach("#privateKeyFile", file: newKeyFile)
+            try await browser.type("#keyId", "KEYSANDBOX")
+            try await browser.type("#teamId", "TEAM123456")
+            try await browser.select("#environment", value: "sandbox")
+            try await browser.click("main form[enctype] button[type=submit]")
+            #expect(try await browser.text("#saved").contains("The APNs key was replaced"))
+            let keysTable = try await browser.text("#keys")
+            #expect(keysTable.contains("KEYSANDBOX") && keysTable.contains("KEY1234567"), "\(keysTable)")
+            #expect(!(try await browser.source()).contains("PRIVATE KEY"), "the key is not shown back")
+            try await shots.take("apns-key-replaced")
+            try await browser.click("#saved button[type=submit]")
+            #expect(try await browser.bodyText().contains("APNs credentials"))
+            try await shots.take("apns-key-check")
             try await browser.go(site + "/dashboard/apps/\(appId)/delete")
             try await shots.take("delete-confirmation")
 
@@ -127,6 +146,7 @@ import Glibc
         }
         await browser.quit()
         #expect(!server.loggedErrors, "\(server.process.printed)")
+        #expect(!server.process.printed.contains("PRIVATE KEY"), "no key in the server's log")
     }
 
     private func waitUntilDelivered(_ api: HTTPJSON, appId: String, eventId: String, key: String) async throws {

@@ -23,6 +23,9 @@ struct ServerProcess {
         }
     }
 
+    /// A JSON client of the server's API.
+    var api: HTTPJSON { HTTPJSON(base: "http://127.0.0.1:\(port)") }
+
     /// Whether the server logged anything at error level or above.
     var loggedErrors: Bool { process.printed.contains(" error ") || process.printed.contains(" critical ") }
 }

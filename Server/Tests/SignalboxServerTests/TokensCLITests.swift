@@ -10,10 +10,12 @@ struct TokensCLITests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-tokens-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (source, sourceAPI) = try await Self.startServer(directory + "/a")
-        defer { source.kill(SIGTERM) }
-        let (target, targetAPI) = try await Self.startServer(directory + "/b")
-        defer { target.kill(SIGTERM) }
+        let environment = ["SIGNALBOX_ADMIN_KEY": Self.adminKey]
+        let source = try await ServerProcess.start(dataDirectory: directory + "/a", environment: environment)
+        defer { source.process.kill(SIGTERM) }
+        let target = try await ServerProcess.start(dataDirectory: directory + "/b", environment: environment)
+        defer { target.process.kill(SIGTERM) }
+        let (sourceAPI, targetAPI) = (source.api, target.api)
         let from = try await Self.createApp(sourceAPI)
         let to = try await Self.createApp(targetAPI)
 
@@ -81,17 +83,6 @@ struct TokensCLITests {
         #expect(skipping.printed.contains("line 3: environment must be sandbox or production"))
         #expect(skipping.printed.contains("imported \(count) installation(s), skipped 2 bad line(s)"), "\(skipping.printed)")
         #expect(try await Self.installations(targetAPI, to) == Self.installations(sourceAPI, from))
-    }
-
-    private static func startServer(_ dataDir: String) async throws -> (ChildProcess, HTTPJSON) {
-        let server = try ChildProcess(["serve", "--port", "0", "--data-dir", dataDir], environment: ["SIGNALBOX_ADMIN_KEY": adminKey])
-        do {
-            let port = try await server.waitFor(#"Server started and listening on 127\.0\.0\.1:(\d+)"#)
-            return (server, HTTPJSON(base: "http://127.0.0.1:" + port))
-        } catch {
-            server.kill()
-            throw error
-        }
     }
 
     private static func createApp(_ api: HTTPJSON) async throws -> (appId: String, serverKey: String) {

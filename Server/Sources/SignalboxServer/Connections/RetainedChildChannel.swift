@@ -16,7 +16,9 @@ where Base.Value == NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart> {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
         base.setup(channel: channel, logger: logger).map { value in
-            channel.closeFuture.whenComplete { _ in value.outbound.finish() }
+            channel.closeFuture.whenComplete { _ in
+                Task { try? await value.executeThenClose { _, _ in } }  // finishes the writer; the close is a no-op
+            }
             return value
         }
     }

@@ -11,7 +11,7 @@ func webhookServices(
     let signing = WebhookSecrets(box: secrets)
     return [
         WebhookDispatcher(
-            store: store, poster: WebhookPoster(transport: HTTPWebhookTransport.shared, timeout: configuration.requestTimeout, now: now),
+            store: store, poster: WebhookPoster(transport: HTTPWebhookTransport.shared, timeout: configuration.requestTimeout, target: configuration.targetCheck, now: now),
             secrets: { try signing.signing($0, at: $1) }, configuration: configuration, logger: logger, now: now
         ),
         PeriodicWork(what: "lifecycle events past their retention", interval: .seconds(3600), logger: logger) {

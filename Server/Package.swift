@@ -179,6 +179,7 @@ let package = Package(
                 .embedInCode("Templates/send.mustache"),
                 .embedInCode("Templates/message.mustache"),
                 .embedInCode("Templates/check.mustache"),
+                .embedInCode("Templates/webhooks.mustache"),
                 .embedInCode("Templates/style.css"),
             ]
         ),

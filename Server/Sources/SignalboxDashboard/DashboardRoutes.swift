@@ -61,6 +61,7 @@ struct DashboardRoutes {
         }
         addAppsPages(to: dashboard)
         addAppPages(to: dashboard)
+        addWebhookPages(to: dashboard)
     }
 
     // MARK: Sign-in

@@ -29,6 +29,7 @@ enum DashboardTemplates {
         ("send", PackageResources.send_mustache),
         ("message", PackageResources.message_mustache),
         ("check", PackageResources.check_mustache),
+        ("webhooks", PackageResources.webhooks_mustache),
     ]
 
     /// A file's text without the newline that ends the file.

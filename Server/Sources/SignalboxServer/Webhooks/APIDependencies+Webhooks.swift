@@ -20,8 +20,12 @@ extension APIDependencies {
     /// - Throws: 400 for a bad URL or event type, 422 `webhook_target_not_public` for a URL whose host is or resolves
     ///   to a non-public address (unless `webhooks.allowPrivateTargets`), 409 past `maxWebhookEndpoints`.
     package func createWebhook(appId: String, url text: String, eventTypes: [String]) async throws -> WebhookEndpointResponse {
-        let url = try WebhookValidation.url(text)
-        let kinds = try WebhookValidation.eventTypes(eventTypes)
+        let (url, kinds): (String, [LifecycleEvent.Kind])
+        do {
+            (url, kinds) = (try WebhookValidation.url(text), try WebhookValidation.eventTypes(eventTypes))
+        } catch let error as ValidationError {
+            throw APIError.invalid(error)
+        }
         try await requirePublicTarget(url)
         guard try await store.webhookEndpoints(appId: appId).count < Self.maxWebhookEndpoints else {
             throw APIError(.conflict, "too_many_webhooks", "an app has at most \(Self.maxWebhookEndpoints) webhook endpoints; delete one first")

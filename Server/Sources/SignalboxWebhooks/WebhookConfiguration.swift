@@ -19,6 +19,9 @@ public struct WebhookConfiguration: Sendable, Equatable {
     /// so a key holder cannot use the server to probe the operator's own network (tests and all-internal setups
     /// turn it on).
     public var allowPrivateTargets = false
+    /// A PEM file of CA certificates trusted for `https` endpoints besides the system's roots (a private CA, or a
+    /// receiver's self-signed certificate); nil: the system's roots only.
+    public var caFile: String?
 
     public init() {}
 

@@ -93,8 +93,9 @@ extension APIDependencies {
         } catch {
             throw APIError(.conflict, "secret_unreadable", "the webhook's secret does not open with this server's master key; rotate it")
         }
+        // The server's start has read `webhooks.caFile` already (it stops when the file is bad): this finds its transport.
         let poster = WebhookPoster(
-            transport: HTTPWebhookTransport.shared, timeout: configuration.webhooks.requestTimeout, target: configuration.webhooks.targetCheck, now: now
+            transport: (try? HTTPWebhookTransport.trusting(caFile: configuration.webhooks.caFile)) ?? .shared, timeout: configuration.webhooks.requestTimeout, target: configuration.webhooks.targetCheck, now: now
         )
         let outcome = await poster.post(event, to: status.endpoint.url, secrets: signing)
         return WebhookTestResponse(

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Whether a webhook URL may be sent to: its host must be, and resolve only to, public addresses (unless the
 /// operator allows private targets). Checked when an endpoint is created and again before every attempt, since a
@@ -18,9 +19,15 @@ public struct WebhookTargetCheck: Sendable {
     public let allowPrivate: Bool
     /// A host's addresses (`SystemResolver.addresses` in production).
     let resolve: @Sendable (String) async throws -> [NetworkAddress]
+    /// How long a lookup is waited for (a hung resolver must not hold a delivery slot past its deadline).
+    let lookupTimeout: Duration
 
-    public init(allowPrivate: Bool, resolve: @escaping @Sendable (String) async throws -> [NetworkAddress] = SystemResolver.addresses) {
+    public init(
+        allowPrivate: Bool, lookupTimeout: Duration = .seconds(5),
+        resolve: @escaping @Sendable (String) async throws -> [NetworkAddress] = SystemResolver.addresses
+    ) {
         self.allowPrivate = allowPrivate
+        self.lookupTimeout = lookupTimeout
         self.resolve = resolve
     }
 
@@ -31,7 +38,7 @@ public struct WebhookTargetCheck: Sendable {
         if let literal = NetworkAddress(host) { return Self.verdict([literal]) }
         let addresses: [NetworkAddress]
         do {
-            addresses = try await resolve(host.lowercased())
+            addresses = try await Self.within(lookupTimeout) { [resolve] in try await resolve(host.lowercased()) }
         } catch {
             return .unresolved("the endpoint's host did not resolve")
         }
@@ -46,5 +53,33 @@ public struct WebhookTargetCheck: Sendable {
             "the endpoint's host is or resolves to a \(range.rawValue) address; webhooks are sent to public addresses only "
                 + "(the operator can allow private ones with webhooks.allowPrivateTargets)"
         )
+    }
+
+    struct LookupTimedOut: Error {}
+
+    /// The continuation a lookup and its timer race to resume: whichever comes first takes it.
+    private final class Waiting<T: Sendable>: Sendable {
+        private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+        func set(_ value: CheckedContinuation<T, any Error>) { continuation.withLock { $0 = value } }
+        func take() -> CheckedContinuation<T, any Error>? { continuation.withLock { $0.take() } }
+    }
+
+    /// `work`'s result, or `LookupTimedOut` once `timeout` passes (a blocking lookup cannot be cancelled: it is left
+    /// to finish on its own thread, and its answer dropped).
+    static func within<T: Sendable>(_ timeout: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let waiting = Waiting<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            waiting.set(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                waiting.take()?.resume(throwing: LookupTimedOut())
+            }
+            Task {
+                let result: Result<T, any Error>
+                do { result = .success(try await work()) } catch { result = .failure(error) }
+                waiting.take()?.resume(with: result)
+                timer.cancel()
+            }
+        }
     }
 }

@@ -57,6 +57,19 @@ struct NetworkAddressTests {
         #expect(await WebhookTargetCheck(allowPrivate: true) { _ in [NetworkAddress("127.0.0.1")!] }.check(url: "http://localhost/x") == .allowed)
     }
 
+    @Test func aHungLookupEndsAtItsTimeout() async {
+        let hung = WebhookTargetCheck(allowPrivate: false, lookupTimeout: .milliseconds(100)) { _ in
+            try? await Task.sleep(for: .seconds(60))
+            return [NetworkAddress("8.8.8.8")!]
+        }
+        let start = ContinuousClock.now
+        guard case .unresolved = await hung.check(url: "https://hooks.example.com/x") else {
+            Issue.record("a lookup that never answered passed")
+            return
+        }
+        #expect(ContinuousClock.now - start < .seconds(30))
+    }
+
     @Test func theSystemResolverReadsLocalhostAndNumericForms() async throws {
         #expect(try await SystemResolver.addresses(of: "localhost").contains { $0.nonPublicRange == .loopback })
         #expect(try await SystemResolver.addresses(of: "2130706433") == [NetworkAddress("127.0.0.1")!])

@@ -26,11 +26,14 @@ final class WebhookReceiver: Sendable {
     private let failuresLeft: Atomic<Int>
     private let failStatus: Int
     private let tls: TLSConfiguration?
+    /// The body of every answer (what a caller of the test delivery must never see).
+    private let answer: String
 
-    init(failFirst: Int = 0, status: Int = 503, tls: TLSConfiguration? = nil) {
+    init(failFirst: Int = 0, status: Int = 503, tls: TLSConfiguration? = nil, answer: String = "") {
         failuresLeft = Atomic(failFirst)
         failStatus = status
         self.tls = tls
+        self.answer = answer
     }
 
     var deliveries: [Delivery] { received.withLock { $0 } }
@@ -52,7 +55,7 @@ final class WebhookReceiver: Sendable {
                     body: Array(buffer: bytes), answered: status
                 ))
             }
-            return Response(status: .init(code: status))
+            return Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(string: answer)))
         }
         let configuration = ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0))
         if let tls {

@@ -41,7 +41,7 @@ struct WebhookTargetTests {
 
     @Test func theTestDeliveryIsCheckedToo() async throws {
         // Created while private targets were allowed (as if its name resolved elsewhere then), tested without.
-        let receiver = WebhookReceiver()
+        let receiver = WebhookReceiver(failFirst: 1, status: 500, answer: "internal: db password=hunter2")
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-target-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let masterKey = Secret.randomBytes(32)
@@ -65,12 +65,16 @@ struct WebhookTargetTests {
             }
             #expect(receiver.deliveries.count == 0, "a refused test delivery is not sent")
             try await harness(allowPrivate: true).run { api in
+                let failed = try await api.call(.post, "/v1/apps/\(app)/webhooks/\(id)/test", key: key)
+                #expect(failed.json?["delivered"] as? Bool == false && failed.json?["error"] as? String == "the endpoint answered HTTP 500", "\(failed.body)")
+                #expect(!failed.body.contains("hunter2"), "the receiver's answer is not shown")
                 let tested = try await api.call(.post, "/v1/apps/\(app)/webhooks/\(id)/test", key: key)
+                #expect(!tested.body.contains("hunter2"), "the receiver's answer is not shown")
                 #expect(tested.json?["delivered"] as? Bool == true && tested.json?["status"] as? Int == 200, "\(tested.body)")
                 #expect((tested.json?["latencyMs"] as? Int).map { $0 >= 0 } == true, "\(tested.body)")
                 #expect(Set(tested.json?.keys.map { $0 } ?? []) == ["delivered", "status", "latencyMs", "eventId"], "status and time only: \(tested.body)")
             }
-            #expect(receiver.deliveries.count == 1, "only the allowed test was sent")
+            #expect(receiver.deliveries.count == 2, "only the allowed tests were sent")
         }
     }
 

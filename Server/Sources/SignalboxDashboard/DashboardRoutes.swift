@@ -63,6 +63,7 @@ struct DashboardRoutes {
         }
         addAppsPages(to: dashboard)
         addAppPages(to: dashboard)
+        addWebhookPages(to: dashboard)
     }
 
     // MARK: Sign-in

@@ -30,6 +30,7 @@ enum DashboardTemplates {
         ("message", PackageResources.message_mustache),
         ("check", PackageResources.check_mustache),
         ("apnsKey", PackageResources.apnsKey_mustache),
+        ("webhooks", PackageResources.webhooks_mustache),
     ]
 
     /// A file's text without the newline that ends the file.

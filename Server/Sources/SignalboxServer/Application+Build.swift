@@ -85,7 +85,7 @@ public func buildApplication(
             lifecycle: store, now: dependencies.now
         ))
     }
-    services += webhookServices(configuration.webhooks, store: store, secrets: secrets, logger: logger, now: dependencies.now)
+    services += try webhookServices(configuration.webhooks, store: store, secrets: secrets, logger: logger, now: dependencies.now)
     if tls == nil, !isLoopback(configuration.host) {
         logger.warning(
             "serving plain HTTP on a non-loopback address: keys and secrets cross the network in clear; put a TLS reverse proxy (nginx, caddy) in front or pass --tls-certificate and --tls-key",

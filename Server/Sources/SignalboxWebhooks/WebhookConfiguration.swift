@@ -15,7 +15,18 @@ public struct WebhookConfiguration: Sendable, Equatable {
     /// How long lifecycle events are kept for replay once delivered everywhere; default 7 days.
     public var eventRetention: Duration = .seconds(7 * 86_400)
 
+    /// Whether endpoints may point at loopback, private, link-local and other non-public addresses; default false,
+    /// so a key holder cannot use the server to probe the operator's own network (tests and all-internal setups
+    /// turn it on).
+    public var allowPrivateTargets = false
+    /// A PEM file of CA certificates trusted for `https` endpoints besides the system's roots (a private CA, or a
+    /// receiver's self-signed certificate); nil: the system's roots only.
+    public var caFile: String?
+
     public init() {}
+
+    /// The target check that goes with `allowPrivateTargets`.
+    public var targetCheck: WebhookTargetCheck { WebhookTargetCheck(allowPrivate: allowPrivateTargets) }
 
     /// The wait before the attempt after `attempts` failed ones.
     public func retryDelay(attempts: Int) -> Duration {

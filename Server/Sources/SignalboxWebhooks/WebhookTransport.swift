@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
+import Synchronization
 
 /// Posts one webhook: the HTTP seam of `WebhookPoster` (tests post to a real receiver through the production one).
 public protocol WebhookTransport: Sendable {
@@ -21,6 +23,32 @@ public struct HTTPWebhookTransport: WebhookTransport {
     ))
 
     let client: HTTPClient
+
+    /// Transports that also trust a CA file's certificates, one per file for the process (never shut down, as `shared`).
+    private static let trustingFile = Mutex<[String: HTTPWebhookTransport]>([:])
+
+    /// The transport for `webhooks.caFile`: `shared` without one; with one, a client whose trust roots are the
+    /// system's plus the file's PEM certificates (read once; a changed file needs a restart).
+    /// - Throws: when the file holds no readable PEM certificate.
+    public static func trusting(caFile: String?) throws -> HTTPWebhookTransport {
+        guard let caFile else { return shared }
+        return try trustingFile.withLock { transports in
+            if let transport = transports[caFile] { return transport }
+            let certificates = try NIOSSLCertificate.fromPEMFile(caFile)
+            guard !certificates.isEmpty else { throw NIOSSLError.failedToLoadCertificate }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.certificates(certificates)]
+            let transport = HTTPWebhookTransport(client: HTTPClient(
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                configuration: HTTPClient.Configuration(
+                    tlsConfiguration: tls, redirectConfiguration: .disallow,
+                    connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
+                )
+            ))
+            transports[caFile] = transport
+            return transport
+        }
+    }
 
     public func post(url: String, headers: [(String, String)], body: [UInt8], deadline: ContinuousClock.Instant) async throws -> Int {
         var request = HTTPClientRequest(url: url)

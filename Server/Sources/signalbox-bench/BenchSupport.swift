@@ -173,6 +173,8 @@ enum BenchServer {
         // Instances sharing a database unseal its secrets with one master key.
         environment["SIGNALBOX_MASTER_KEY"] = environment["SIGNALBOX_MASTER_KEY"] ?? Data(SHA256.hash(data: Data(adminKey.utf8))).base64EncodedString()
         environment["LOG_LEVEL"] = environment["SERVER_LOG_LEVEL"] ?? "warning"
+        // `fan-out --webhook-url` points at a listener on 127.0.0.1, a private target.
+        environment["SIGNALBOX_WEBHOOKS_ALLOW_PRIVATE_TARGETS"] = "true"
         server.environment = environment
         try server.run()
         while (try? await api.call("GET", "/healthz")) == nil {

@@ -75,6 +75,11 @@ struct WebDriver: Sendable {
         _ = try await command("element/\(try await find("\(selector) option[value='\(value)']"))/click", [:])
     }
 
+    /// Clicks a checkbox (or anything that opens no page).
+    func tick(_ selector: String) async throws {
+        _ = try await command("element/\(try await find(selector))/click", [:])
+    }
+
     /// Clicks a link or submit button and waits for the page it opens: the driver may answer before a loaded
     /// machine starts the navigation, and the next step would read the old page.
     func click(_ selector: String) async throws {

@@ -2,14 +2,16 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import HummingbirdTLS
 import NIOCore
 import NIOPosix
+import NIOSSL
 import SignalboxWebhooks
 import Synchronization
 import Testing
 
 /// A real HTTP receiver on 127.0.0.1 (Hummingbird, an ephemeral port) that records every delivery it is sent and
-/// answers as told: 200, or a failure status for the first `failFirst` requests.
+/// answers as told: 200, or a failure status for the first `failFirst` requests. With `tls`, it serves HTTPS.
 final class WebhookReceiver: Sendable {
     struct Delivery: Sendable {
         let signature: String
@@ -23,10 +25,15 @@ final class WebhookReceiver: Sendable {
     private let received = Mutex<[Delivery]>([])
     private let failuresLeft: Atomic<Int>
     private let failStatus: Int
+    private let tls: TLSConfiguration?
+    /// The body of every answer (what a caller of the test delivery must never see).
+    private let answer: String
 
-    init(failFirst: Int = 0, status: Int = 503) {
+    init(failFirst: Int = 0, status: Int = 503, tls: TLSConfiguration? = nil, answer: String = "") {
         failuresLeft = Atomic(failFirst)
         failStatus = status
+        self.tls = tls
+        self.answer = answer
     }
 
     var deliveries: [Delivery] { received.withLock { $0 } }
@@ -48,11 +55,15 @@ final class WebhookReceiver: Sendable {
                     body: Array(buffer: bytes), answered: status
                 ))
             }
-            return Response(status: .init(code: status))
+            return Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(string: answer)))
         }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            try await body("http://127.0.0.1:\(client.port!)/hook")
+        let configuration = ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0))
+        if let tls {
+            let app = Application(router: router, server: try .tls(.http1(), tlsConfiguration: tls), configuration: configuration)
+            try await app.test(.live) { client in try await body("https://127.0.0.1:\(client.port!)/hook") }
+        } else {
+            let app = Application(router: router, configuration: configuration)
+            try await app.test(.live) { client in try await body("http://127.0.0.1:\(client.port!)/hook") }
         }
     }
 

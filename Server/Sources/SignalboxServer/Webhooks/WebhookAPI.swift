@@ -1,5 +1,6 @@
 import Foundation
 import SignalboxAPI
+import SignalboxModel
 
 /// `POST /v1/apps/{appId}/webhooks`.
 struct CreateWebhookRequest: Decodable, Sendable {
@@ -35,20 +36,32 @@ enum ClosedObject {
 }
 
 /// An endpoint and its status. `secret` only in the answer that created it.
-struct WebhookEndpointResponse: Encodable, Sendable {
-    var id: String
-    var url: String
-    var eventTypes: [String]
-    var createdAt: Date
+package struct WebhookEndpointResponse: Encodable, Sendable {
+    package var id: String
+    package var url: String
+    package var eventTypes: [String]
+    package var createdAt: Date
     /// Shown once, at creation.
-    var secret: String?
+    package var secret: String?
     /// While a rotation's overlap lasts, deliveries carry a signature with the previous secret too.
-    var previousSecretValidUntil: Date?
-    var lastSuccessAt: Date?
-    var lastError: String?
-    var lastErrorAt: Date?
+    package var previousSecretValidUntil: Date?
+    package var lastSuccessAt: Date?
+    package var lastError: String?
+    package var lastErrorAt: Date?
     /// Deliveries queued for this endpoint and not yet accepted.
-    var backlog: Int
+    package var backlog: Int
+}
+
+extension WebhookEndpointResponse {
+    /// What the API shows of a stored endpoint (never its secret).
+    init(_ status: WebhookEndpointStatus) {
+        let endpoint = status.endpoint
+        self.init(
+            id: endpoint.id, url: endpoint.url, eventTypes: endpoint.kinds.map(\.rawValue), createdAt: endpoint.createdAt, secret: nil,
+            previousSecretValidUntil: endpoint.previousSealedSecret == nil ? nil : endpoint.previousSecretExpiresAt,
+            lastSuccessAt: status.lastSuccessAt, lastError: status.lastError, lastErrorAt: status.lastErrorAt, backlog: status.backlog
+        )
+    }
 }
 
 struct WebhookEndpointList: Encodable, Sendable {
@@ -69,18 +82,20 @@ struct WebhookSecretRotation: Decodable, Sendable {
     }
 }
 
-struct WebhookSecretResponse: Encodable, Sendable {
-    var id: String
-    var secret: String
-    var previousSecretValidUntil: Date?
+package struct WebhookSecretResponse: Encodable, Sendable {
+    package var id: String
+    package var secret: String
+    package var previousSecretValidUntil: Date?
 }
 
-/// `POST …/webhooks/{id}/test`: what the endpoint answered to a signed `webhook.test` delivery.
-struct WebhookTestResponse: Encodable, Sendable {
-    var delivered: Bool
-    var status: Int?
-    var error: String?
-    var eventId: String
+/// `POST …/webhooks/{id}/test`: what came of a signed `webhook.test` delivery: the status and time, never the body.
+package struct WebhookTestResponse: Encodable, Sendable {
+    package var delivered: Bool
+    package var status: Int?
+    /// From sending to the answer's status, in milliseconds (absent when nothing was sent).
+    package var latencyMs: Int?
+    package var error: String?
+    package var eventId: String
 }
 
 /// `GET …/webhooks/events`: lifecycle events in order, and the cursor to pass as `after` for the next page.

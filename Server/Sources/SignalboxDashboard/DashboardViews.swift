@@ -58,10 +58,10 @@ struct OutcomeRow {
     let max: Int
     let tone: String
 
-    static func rows(_ counts: [String: Int]) -> [OutcomeRow] {
+    static func rows(_ counts: [DeliveryOutcome: Int]) -> [OutcomeRow] {
         let largest = counts.values.max() ?? 0
-        return counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map {
-            OutcomeRow(name: $0.key, count: $0.value, max: largest, tone: DashboardFormat.tone(outcome: $0.key))
+        return counts.sorted { ($0.value, $1.key.rawValue) > ($1.value, $0.key.rawValue) }.map {
+            OutcomeRow(name: $0.key.rawValue, count: $0.value, max: largest, tone: DashboardFormat.tone(outcome: $0.key))
         }
     }
 }
@@ -147,7 +147,7 @@ struct LogLine {
         pushType = entry.pushType
         eventId = entry.eventId
         attempt = entry.attempt
-        outcome = entry.outcome
+        outcome = entry.outcome.rawValue
         tone = DashboardFormat.tone(outcome: entry.outcome)
         status = entry.answer.status.map(String.init) ?? "–"
         reason = entry.answer.reason ?? ""
@@ -267,11 +267,11 @@ enum DashboardFormat {
         return text.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
     }
 
-    static func tone(outcome: String) -> String {
+    static func tone(outcome: DeliveryOutcome) -> String {
         switch outcome {
-        case "delivered": "ok"
-        case "retry", "postponed": "warn"
-        default: "bad"
+        case .delivered: "ok"
+        case .retry, .postponed: "warn"
+        case .failed, .pruned: "bad"
         }
     }
 

@@ -26,15 +26,14 @@ public struct DeliveryLogEntry: Sendable, Hashable {
     public var eventId: String?
     /// The installation the event's push went to; nil for a push sent directly.
     public var installationId: String?
-    /// `delivered`, `retry`, `postponed`, `failed`, `pruned`.
-    public var outcome: String
+    public var outcome: DeliveryOutcome
     public var answer: DeliveryAnswer
     /// 1 for the first attempt.
     public var attempt: Int
     public var at: Date
 
     public init(
-        appId: String, token: String, pushType: String, eventId: String?, installationId: String? = nil, outcome: String, answer: DeliveryAnswer,
+        appId: String, token: String, pushType: String, eventId: String?, installationId: String? = nil, outcome: DeliveryOutcome, answer: DeliveryAnswer,
         attempt: Int, at: Date
     ) {
         self.appId = appId

@@ -30,18 +30,18 @@ extension APIDependencies {
                 appId: appId, token: token, type: type, environment: environment, payload: payload, priority: priority,
                 expiration: expiration, collapseId: collapseId
             )
-            await logDirect(appId: appId, token: token, type: type, outcome: result.outcome == .delivered ? "delivered" : "failed", answer: DeliveryAnswer(
+            await logDirect(appId: appId, token: token, type: type, outcome: result.outcome == .delivered ? .delivered : .failed, answer: DeliveryAnswer(
                 status: result.response.status, reason: result.response.reason?.rawValue, apnsId: result.response.apnsId?.uuidString.lowercased()
             ))
             return result
         } catch let error as APNsTransportError {
-            await logDirect(appId: appId, token: token, type: type, outcome: "failed", answer: DeliveryAnswer(reason: error.code.rawValue))
+            await logDirect(appId: appId, token: token, type: type, outcome: .failed, answer: DeliveryAnswer(reason: error.code.rawValue))
             throw error
         }
     }
 
     /// A log line that cannot be written does not fail the push that was sent.
-    private func logDirect(appId: String, token: String, type: PushType, outcome: String, answer: DeliveryAnswer) async {
+    private func logDirect(appId: String, token: String, type: PushType, outcome: DeliveryOutcome, answer: DeliveryAnswer) async {
         try? await store.logDeliveries([
             DeliveryLogEntry(appId: appId, token: token, pushType: type.rawValue, eventId: nil, outcome: outcome, answer: answer, attempt: 1, at: now())
         ])

@@ -75,7 +75,7 @@ struct InspectionRoutes {
 
     static func response(_ entry: DeliveryLogEntry) -> DeliveryLogResponse {
         DeliveryLogResponse(
-            token: entry.token, pushType: entry.pushType, eventId: entry.eventId, outcome: entry.outcome, status: entry.answer.status,
+            token: entry.token, pushType: entry.pushType, eventId: entry.eventId, outcome: entry.outcome.rawValue, status: entry.answer.status,
             reason: entry.answer.reason, apnsId: entry.answer.apnsId, attempt: entry.attempt, at: SignalboxJSON.format(entry.at)
         )
     }

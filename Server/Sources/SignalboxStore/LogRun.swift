@@ -8,7 +8,7 @@ struct LogRun {
         var pushType: String
         var eventId: String?
         var at: Int64
-        var outcome: String
+        var outcome: DeliveryOutcome
         var status: Int?
         var reason: String?
         var attempt: Int
@@ -37,7 +37,7 @@ struct LogRun {
 
     /// Whether the run is kept as one row. Other outcomes stay lines of their own, where the token's index finds
     /// them (a pruned token's last answer); so do lines without an installation, which no lookup would reach in a run.
-    var packed: Bool { key.outcome == "delivered" && key.eventId != nil && key.installed && lines.count >= Self.packedLines }
+    var packed: Bool { key.outcome == .delivered && key.eventId != nil && key.installed && lines.count >= Self.packedLines }
 
     /// The entries grouped by `Key`, in the order each group first appears.
     static func runs(of entries: [DeliveryLogEntry]) -> [LogRun] {

@@ -89,23 +89,23 @@ extension SQLRegistryStore: DeliveryLogStore {
         }
     }
 
-    public func deliveryOutcomes(appId: String, since: Date) async throws -> [String: Int] {
+    public func deliveryOutcomes(appId: String, since: Date) async throws -> [DeliveryOutcome: Int] {
         try await outcomes("app_id = \(bind: appId) AND logged_at >= \(bind: since.milliseconds)")
     }
 
-    public func deliveryOutcomes(appId: String, eventId: String) async throws -> [String: Int] {
+    public func deliveryOutcomes(appId: String, eventId: String) async throws -> [DeliveryOutcome: Int] {
         try await outcomes("event_id = \(bind: eventId) AND app_id = \(bind: appId)")
     }
 
-    private func outcomes(_ filter: SQLQueryString) async throws -> [String: Int] {
+    private func outcomes(_ filter: SQLQueryString) async throws -> [DeliveryOutcome: Int] {
         try await oneStatement { db in
-            var counts: [String: Int] = [:]
+            var counts: [DeliveryOutcome: Int] = [:]
             for row in try await db.raw("""
                 SELECT outcome, COUNT(*) AS n FROM delivery_log WHERE \(filter) GROUP BY outcome
                 UNION ALL
                 SELECT outcome, SUM(line_count) AS n FROM delivery_runs WHERE \(filter) GROUP BY outcome
                 """).all() {
-                counts[try row.decode(column: "outcome", as: String.self), default: 0] += try row.decode(column: "n", as: Int.self)
+                counts[try DeliveryOutcome(stored: try row.decode(column: "outcome", as: String.self)), default: 0] += try row.decode(column: "n", as: Int.self)
             }
             return counts
         }
@@ -129,7 +129,7 @@ extension SQLRegistryStore: DeliveryLogStore {
             pushType: try row.decode(column: "push_type", as: String.self),
             eventId: try row.decode(column: "event_id", as: String?.self),
             installationId: try row.decode(column: "installation_id", as: String?.self),
-            outcome: try row.decode(column: "outcome", as: String.self),
+            outcome: try DeliveryOutcome(stored: try row.decode(column: "outcome", as: String.self)),
             answer: DeliveryAnswer(
                 status: try row.decode(column: "status", as: Int?.self), reason: try row.decode(column: "reason", as: String?.self),
                 apnsId: try row.decode(column: "apns_id", as: String?.self)

@@ -69,25 +69,22 @@ extension SQLRegistryStore {
             // Fenced: each change applies only to a push this process still holds (`state = 'sending'` and its
             // claim); one whose lease ended and that another instance took over is that instance's to record.
             var held: Set<String> = []
-            var finishing: [PushCompletion] = []  // those that leave the outbox now, by push id
+            var finishing: [(completion: PushCompletion, check: PushLife.TokenCheck)] = []  // those that leave the outbox now
             var lines: [DeliveryLogEntry] = []  // the delivery log's, of the attempts recorded here
-            func log(_ completion: PushCompletion, _ outcome: String) {
+            func log(_ completion: PushCompletion, _ outcome: DeliveryOutcome) {
                 if self.writesDeliveryLog { lines.append(Self.logLine(completion, outcome: outcome, now: now)) }
             }
             for completion in completions.sorted(by: { $0.push.id < $1.push.id }) {
-                switch completion.result {
-                case .retry(let at):
-                    guard try await Self.returnToPending(db, completion.push, at: at, usedAttempt: true, heldBy: owner) else { continue }
+                switch PushLife.step(for: completion.result) {
+                case .backToPending(let at, let usesAttempt, let logged):
+                    guard try await Self.returnToPending(db, completion.push, at: at, usedAttempt: usesAttempt, heldBy: owner) else { continue }
                     held.insert(completion.push.id)
-                    log(completion, "retry")
-                case .postpone(let at):
-                    guard try await Self.returnToPending(db, completion.push, at: at, usedAttempt: false, heldBy: owner) else { continue }
-                    held.insert(completion.push.id)
-                    log(completion, "postponed")
-                default: finishing.append(completion)
+                    log(completion, logged)
+                case .leaves(let check):
+                    finishing.append((completion, check))
                 }
             }
-            for chunk in finishing.map(\.push.id).chunked(1_000) {
+            for chunk in finishing.map(\.completion.push.id).chunked(1_000) {
                 for row in try await db.raw("""
                     DELETE FROM outbox WHERE \(self.backend.among("push_id", Array(chunk))) AND state = 'sending' AND claimed_by = \(bind: owner)
                     RETURNING push_id
@@ -96,34 +93,31 @@ extension SQLRegistryStore {
                 }
             }
             summary.claimsLost = completions.count - held.count
-            var credits: [(push: OutboxPush, column: String)] = []
-            for completion in finishing where held.contains(completion.push.id) {
+            var credits: [(push: OutboxPush, counter: EventCounter)] = []
+            for (completion, check) in finishing where held.contains(completion.push.id) {
                 let push = completion.push
-                let outcome: String
-                switch completion.result {
-                case .delivered: outcome = "delivered"
-                case .failed: outcome = "failed"
-                case .retry, .postpone: continue  // returned to pending above
-                case .prune(let since, let reason):
-                    let removed = try await Self.pruneIfRegisteredBefore(db, appId: push.appId, token: push.token, since: since)
-                    summary.tokensPruned += removed ? 1 : 0
-                    outcome = removed ? "pruned" : "failed"
+                let removed: Bool
+                switch check {
+                case .none:
+                    removed = false
+                case .removeUnlessRenewed(let since, let reason):
+                    removed = try await Self.pruneIfRegisteredBefore(db, appId: push.appId, token: push.token, since: since)
                     if removed {
                         try await Self.recordPrunedToken(db, appId: push.appId, token: push.token, reason: reason, apnsTimestamp: since, now: now)
                     }
-                case .suspect(let reason):
-                    let removed = try await Self.strike(db, appId: push.appId, token: push.token)
-                    summary.tokensPruned += removed ? 1 : 0
-                    outcome = removed ? "pruned" : "failed"
+                case .strike(let reason):
+                    removed = try await Self.strike(db, appId: push.appId, token: push.token)
                     if removed {
                         try await Self.recordPrunedToken(db, appId: push.appId, token: push.token, reason: reason, apnsTimestamp: nil, now: now)
                     }
                 }
-                credits.append((push, outcome))
+                summary.tokensPruned += removed ? 1 : 0
+                let outcome = PushLife.outcome(of: check, tokenRemoved: removed)
+                if let counter = outcome.counter { credits.append((push, counter)) }
                 log(completion, outcome)
             }
             try await Self.credit(db, credits, now: now)
-            try await Self.recordSent(db, credits.filter { $0.column == "delivered" }.map(\.push), now: now)
+            try await Self.recordSent(db, credits.filter { $0.counter == .delivered }.map(\.push), now: now)
             if !lines.isEmpty { try await Self.insertLog(db, self.backend, lines) }
             return summary
         }
@@ -216,14 +210,14 @@ extension SQLRegistryStore {
     }
 
     /// Adds finished pushes' outcomes to the counters of every event they carry (their outbox rows are gone).
-    private static func credit(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, column: String)], now: Date) async throws {
+    private static func credit(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, counter: EventCounter)], now: Date) async throws {
         guard !credits.isEmpty else { return }
-        var counts: [String: [String: Int]] = [:]  // column → event → count
+        var counts: [EventCounter: [String: Int]] = [:]  // counter → event → count
         for chunk in credits.chunked(1_000) {
-            var column: [String: String] = [:]
+            var column: [String: EventCounter] = [:]
             for credit in chunk {
-                column[credit.push.id] = credit.column
-                counts[credit.column, default: [:]][credit.push.eventId, default: 0] += 1
+                column[credit.push.id] = credit.counter
+                counts[credit.counter, default: [:]][credit.push.eventId, default: 0] += 1
             }
             let carriers = chunk.filter(\.push.carriesAbsorbedEvents).map(\.push.id)
             if !carriers.isEmpty {
@@ -235,7 +229,8 @@ extension SQLRegistryStore {
             }
         }
         // In a fixed order (column, then event id), so two instances crediting the same events cannot deadlock.
-        for (name, events) in counts.sorted(by: { $0.key < $1.key }) {
+        for (counter, events) in counts.sorted(by: { $0.key.column < $1.key.column }) {
+            let name = counter.column
             for (event, count) in events.sorted(by: { $0.key < $1.key }) {
                 try await db.raw("UPDATE events SET \(ident: name) = \(ident: name) + \(bind: count) WHERE event_id = \(bind: event)").run()
             }

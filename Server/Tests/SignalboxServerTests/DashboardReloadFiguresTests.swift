@@ -20,7 +20,7 @@ import Testing
             expectStatus(204, try await api.call(.put, base + "/controls", key: app.serverKey, json: #"{"controls":[{"kind":"door","pushToken":"b001"}]}"#))
             func deliverAndReload(_ event: String) async throws {
                 try await store.logDeliveries([DeliveryLogEntry(
-                    appId: app.id, token: "b001", pushType: "controls", eventId: event, installationId: "phone", outcome: "delivered",
+                    appId: app.id, token: "b001", pushType: "controls", eventId: event, installationId: "phone", outcome: .delivered,
                     answer: DeliveryAnswer(status: 200), attempt: 1, at: harness.clock.now - 2
                 )])
                 let at = ISO8601DateFormatter().string(from: harness.clock.now)

@@ -145,7 +145,7 @@ import Testing
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             func line(_ app: String, _ minute: Int) -> DeliveryLogEntry {
                 DeliveryLogEntry(
-                    appId: app, token: "aa", pushType: "controls", eventId: "e", outcome: "delivered", answer: DeliveryAnswer(status: 200),
+                    appId: app, token: "aa", pushType: "controls", eventId: "e", outcome: .delivered, answer: DeliveryAnswer(status: 200),
                     attempt: 1, at: start.addingTimeInterval(Double(minute) * 60)
                 )
             }
@@ -156,7 +156,7 @@ import Testing
             let kept = try await store.deliveryLog(appId: "a", token: "aa", limit: 10).map(\.at)
             #expect(kept == [5, 4, 3].map { start.addingTimeInterval(Double($0) * 60) })
             #expect(try await store.deliveryLog(appId: "b", token: "aa", limit: 10).count == 1)
-            #expect(try await store.deliveryOutcomes(appId: "a", eventId: "e") == ["delivered": 3])
+            #expect(try await store.deliveryOutcomes(appId: "a", eventId: "e") == [.delivered: 3])
             #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(60), keepPerApp: 3) == 0, "nothing left to prune")
             #expect(try await store.deleteApp(id: "a"))
             #expect(try await store.deliveryLog(appId: "a", token: "aa", limit: 10).isEmpty, "a deleted app's log goes with it")
@@ -171,7 +171,7 @@ import Testing
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             func line(_ milliseconds: Int) -> DeliveryLogEntry {
                 DeliveryLogEntry(
-                    appId: "a", token: "aa", pushType: "controls", eventId: "e", outcome: "delivered", answer: DeliveryAnswer(status: 200),
+                    appId: "a", token: "aa", pushType: "controls", eventId: "e", outcome: .delivered, answer: DeliveryAnswer(status: 200),
                     attempt: 1, at: start.addingTimeInterval(Double(milliseconds) / 1000)
                 )
             }
@@ -180,7 +180,7 @@ import Testing
             let recent = (0..<10).map { line(3_600_000 + $0) }
             try await store.logDeliveries(sameMillisecond + spread + recent)
             #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(1_800), keepPerApp: 100_000) == 14_000)
-            #expect(try await store.deliveryOutcomes(appId: "a", since: start) == ["delivered": 10])
+            #expect(try await store.deliveryOutcomes(appId: "a", since: start) == [.delivered: 10])
         }
     }
 
@@ -190,22 +190,22 @@ import Testing
         try await backend.withStore { store in
             try await store.createApp(RegistryStoreConformance.app("a"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
-            func line(_ index: Int, event: String, outcome: String = "delivered", attempt: Int = 1, minute: Int) -> DeliveryLogEntry {
+            func line(_ index: Int, event: String, outcome: DeliveryOutcome = .delivered, attempt: Int = 1, minute: Int) -> DeliveryLogEntry {
                 DeliveryLogEntry(
                     appId: "a", token: String(format: "b%03d", index), pushType: "controls", eventId: event, installationId: String(format: "i%03d", index),
-                    outcome: outcome, answer: DeliveryAnswer(status: outcome == "delivered" ? 200 : 500, apnsId: "apns-\(index)-\(minute)"),
+                    outcome: outcome, answer: DeliveryAnswer(status: outcome == .delivered ? 200 : 500, apnsId: "apns-\(index)-\(minute)"),
                     attempt: attempt, at: start.addingTimeInterval(Double(minute) * 60)
                 )
             }
             // Two recordings of the large event, in an order that is not the installations' (answers arrive so).
             let large = (0..<LogRun.packedLines + 50).map { line($0, event: "large", minute: 2) }
             let later = (0..<LogRun.packedLines).reversed().map { line($0, event: "large", minute: 3) }
-            try await store.logDeliveries([line(7, event: "small", outcome: "retry", minute: 0), line(7, event: "small", attempt: 2, minute: 1)])
+            try await store.logDeliveries([line(7, event: "small", outcome: .retry, minute: 0), line(7, event: "small", attempt: 2, minute: 1)])
             try await store.logDeliveries(large)
             try await store.logDeliveries(later)
 
             let byInstallation = try await store.deliveryLog(appId: "a", installationId: "i007", limit: 10)
-            #expect(byInstallation.map { [$0.eventId, $0.outcome, $0.answer.apnsId] } == [
+            #expect(byInstallation.map { [$0.eventId, $0.outcome.rawValue, $0.answer.apnsId] } == [
                 ["large", "delivered", "apns-7-3"], ["large", "delivered", "apns-7-2"], ["small", "delivered", "apns-7-1"], ["small", "retry", "apns-7-0"],
             ])
             #expect(byInstallation.first == later.first { $0.token == "b007" })
@@ -215,8 +215,8 @@ import Testing
             let event = try await store.deliveryLog(appId: "a", eventId: "large", limit: 1_000)
             #expect(event.count == large.count + later.count && Set(event) == Set(large + later))
             #expect(try await store.deliveryLog(appId: "a", eventId: "large", limit: 3).map(\.at) == Array(repeating: start.addingTimeInterval(180), count: 3))
-            #expect(try await store.deliveryOutcomes(appId: "a", eventId: "large") == ["delivered": large.count + later.count])
-            #expect(try await store.deliveryOutcomes(appId: "a", since: start.addingTimeInterval(60)) == ["delivered": large.count + later.count + 1])
+            #expect(try await store.deliveryOutcomes(appId: "a", eventId: "large") == [.delivered: large.count + later.count])
+            #expect(try await store.deliveryOutcomes(appId: "a", since: start.addingTimeInterval(60)) == [.delivered: large.count + later.count + 1])
 
             // Keeping 101 lines keeps the later run (100) and the newest line logged before it, which is in the large
             // run: that run's time goes whole, and the small event's lines are older.
@@ -235,7 +235,7 @@ import Testing
             try await store.createApp(RegistryStoreConformance.app("a"))
             let ids = ["a", "B", "c"] + (0..<LogRun.packedLines).map { "x\($0)" }
             try await store.logDeliveries(ids.map {
-                DeliveryLogEntry(appId: "a", token: "aa", pushType: "controls", eventId: "e", installationId: $0, outcome: "delivered", answer: DeliveryAnswer(status: 200), attempt: 1, at: Date())
+                DeliveryLogEntry(appId: "a", token: "aa", pushType: "controls", eventId: "e", installationId: $0, outcome: .delivered, answer: DeliveryAnswer(status: 200), attempt: 1, at: Date())
             })
             for id in ["a", "B", "c"] { #expect(try await store.deliveryLog(appId: "a", installationId: id, limit: 5).count == 1, "\(id)") }
         } catch {
@@ -252,12 +252,12 @@ import Testing
             try await store.createApp(RegistryStoreConformance.app("a"))
             let at = Date(timeIntervalSince1970: 4_102_444_800.123)
             let awkward = DeliveryLogEntry(
-                appId: "a", token: "aa", pushType: "controls", eventId: nil, outcome: "failed",
+                appId: "a", token: "aa", pushType: "controls", eventId: nil, outcome: .failed,
                 answer: DeliveryAnswer(status: nil, reason: "quote \" backslash \\ newline \n tab \t bell \u{7} ü 🚀", apnsId: "o'brien\"); --"),
                 attempt: Int(Int32.max), at: at
             )
             let plain = DeliveryLogEntry(
-                appId: "a", token: "aa", pushType: "widgets", eventId: "e", outcome: "delivered", answer: DeliveryAnswer(status: 200),
+                appId: "a", token: "aa", pushType: "widgets", eventId: "e", outcome: .delivered, answer: DeliveryAnswer(status: 200),
                 attempt: 1, at: at.addingTimeInterval(-1)
             )
             try await store.logDeliveries([awkward, plain])

@@ -7,34 +7,34 @@ import Testing
 @Suite struct LogRunTests {
     let at = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func line(_ token: String, event: String?, outcome: String = "delivered", at offset: Double = 0) -> DeliveryLogEntry {
+    func line(_ token: String, event: String?, outcome: DeliveryOutcome = .delivered, at offset: Double = 0) -> DeliveryLogEntry {
         DeliveryLogEntry(
             appId: "a", token: token, pushType: "controls", eventId: event, installationId: event == nil ? nil : "i-\(token)",
-            outcome: outcome, answer: DeliveryAnswer(status: outcome == "delivered" ? 200 : 410), attempt: 1, at: at.addingTimeInterval(offset)
+            outcome: outcome, answer: DeliveryAnswer(status: outcome == .delivered ? 200 : 410), attempt: 1, at: at.addingTimeInterval(offset)
         )
     }
 
     @Test func linesAreGroupedByWhatTheyShareInTheOrderGroupsFirstAppear() {
-        let lines = [line("01", event: "e"), line("02", event: "e", outcome: "pruned"), line("03", event: "e"), line("04", event: "f"), line("05", event: "e", at: 0.002)]
+        let lines = [line("01", event: "e"), line("02", event: "e", outcome: .pruned), line("03", event: "e"), line("04", event: "f"), line("05", event: "e", at: 0.002)]
         let runs = LogRun.runs(of: lines)
         #expect(runs.map { $0.lines.map(\.token) } == [["01", "03"], ["02"], ["04"], ["05"]])
         #expect(runs.allSatisfy { !$0.packed })
     }
 
     @Test func onlyARunOfEnoughDeliveredLinesOfOneEventIsPacked() {
-        func many(event: String?, outcome: String = "delivered", count: Int = LogRun.packedLines) -> [DeliveryLogEntry] {
+        func many(event: String?, outcome: DeliveryOutcome = .delivered, count: Int = LogRun.packedLines) -> [DeliveryLogEntry] {
             (0..<count).map { line(String(format: "%04d", $0), event: event, outcome: outcome) }
         }
         #expect(LogRun.runs(of: many(event: "e")).map(\.packed) == [true])
         #expect(LogRun.runs(of: many(event: "e", count: LogRun.packedLines - 1)).map(\.packed) == [false])
         // Failures stay rows, where the token's index finds them; direct pushes have no event.
-        #expect(LogRun.runs(of: many(event: "e", outcome: "pruned")).map(\.packed) == [false])
+        #expect(LogRun.runs(of: many(event: "e", outcome: .pruned)).map(\.packed) == [false])
         #expect(LogRun.runs(of: many(event: nil)).map(\.packed) == [false])
     }
 
     @Test func anInstallationRangeIsInBytewiseOrder() {
         let ids = ["b", "B", "é", "a-2", "a"]
-        let lines = ids.map { DeliveryLogEntry(appId: "a", token: "aa", pushType: "controls", eventId: "e", installationId: $0, outcome: "delivered", answer: DeliveryAnswer(status: 200), attempt: 1, at: at) }
+        let lines = ids.map { DeliveryLogEntry(appId: "a", token: "aa", pushType: "controls", eventId: "e", installationId: $0, outcome: .delivered, answer: DeliveryAnswer(status: 200), attempt: 1, at: at) }
         let range = LogRun.installationRange(lines[...])
         // UTF-8 bytes: "B" (0x42) < "a" < "a-2" < "b" < "é" (0xC3 0xA9).
         #expect(range?.first == "B" && range?.last == "é")

@@ -22,7 +22,7 @@ import Testing
             try await store.logDeliveries((0..<count).map { index in
                 DeliveryLogEntry(
                     appId: "a", token: String(format: "b%03d", index), pushType: "controls", eventId: "large",
-                    installationId: String(format: "i%03d", index), outcome: "delivered", answer: DeliveryAnswer(status: 200),
+                    installationId: String(format: "i%03d", index), outcome: .delivered, answer: DeliveryAnswer(status: 200),
                     attempt: 1, at: start.addingTimeInterval(2)
                 )
             })
@@ -56,17 +56,17 @@ import Testing
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             try await store.putInstallation(appId: "a", Installation(id: "phone", userId: "u", channels: [], environment: .sandbox), now: start)
             try await store.putControls(appId: "a", installationId: "phone", [Control(kind: "door", pushToken: "b001")], now: start)
-            func line(_ event: String, _ outcome: String, at: Date) -> DeliveryLogEntry {
+            func line(_ event: String, _ outcome: DeliveryOutcome, at: Date) -> DeliveryLogEntry {
                 DeliveryLogEntry(
                     appId: "a", token: "b001", pushType: "controls", eventId: event, installationId: "phone", outcome: outcome,
-                    answer: DeliveryAnswer(status: outcome == "delivered" ? 200 : 410), attempt: 1, at: at
+                    answer: DeliveryAnswer(status: outcome == .delivered ? 200 : 410), attempt: 1, at: at
                 )
             }
             // The push the receipt answers, then more lines than the old read of the newest 500 held, all after the
             // reload (and, before the push, failures inside its window).
-            var lines = [line("answered", "delivered", at: start.addingTimeInterval(2))]
-            lines += (0..<20).map { line("failed-\($0)", "failed", at: start.addingTimeInterval(1)) }
-            lines += (0..<(SQLRegistryStore.reloadMatchLines + 100)).map { line("later-\($0)", "delivered", at: start.addingTimeInterval(60 + Double($0))) }
+            var lines = [line("answered", .delivered, at: start.addingTimeInterval(2))]
+            lines += (0..<20).map { line("failed-\($0)", .failed, at: start.addingTimeInterval(1)) }
+            lines += (0..<(SQLRegistryStore.reloadMatchLines + 100)).map { line("later-\($0)", .delivered, at: start.addingTimeInterval(60 + Double($0))) }
             try await store.logDeliveries(lines)
             let receipt = ReloadReceipt(kind: "door", pushType: .controls, at: start.addingTimeInterval(5))
             let recorded = try await store.recordReloads(appId: "a", installationId: "phone", [receipt], window: 900, keep: 1000, now: start.addingTimeInterval(6))
@@ -112,7 +112,7 @@ import Testing
             }
             try await store.logDeliveries([("e1", 1.0), ("e2", 11.0)].map { event, offset in
                 DeliveryLogEntry(
-                    appId: "a", token: "b001", pushType: "controls", eventId: event, installationId: "phone", outcome: "delivered",
+                    appId: "a", token: "b001", pushType: "controls", eventId: event, installationId: "phone", outcome: .delivered,
                     answer: DeliveryAnswer(status: 200), attempt: 1, at: start.addingTimeInterval(offset)
                 )
             })

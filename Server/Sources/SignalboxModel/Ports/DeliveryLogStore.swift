@@ -13,9 +13,9 @@ public protocol DeliveryLogStore: Sendable {
     /// The event's latest lines, newest first.
     func deliveryLog(appId: String, eventId: String, limit: Int) async throws -> [DeliveryLogEntry]
     /// Lines per outcome logged at or after `since`.
-    func deliveryOutcomes(appId: String, since: Date) async throws -> [String: Int]
+    func deliveryOutcomes(appId: String, since: Date) async throws -> [DeliveryOutcome: Int]
     /// The event's lines per outcome.
-    func deliveryOutcomes(appId: String, eventId: String) async throws -> [String: Int]
+    func deliveryOutcomes(appId: String, eventId: String) async throws -> [DeliveryOutcome: Int]
     /// Deletes lines older than `cutoff`, and each app's lines beyond its newest `keepPerApp`. - Returns: how many.
     func pruneDeliveryLog(before cutoff: Date, keepPerApp: Int) async throws -> Int
 

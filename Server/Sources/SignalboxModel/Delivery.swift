@@ -17,7 +17,8 @@ public struct EventRecord: Sendable, Hashable {
 }
 
 /// Where an event is: `accepted` → `fanning-out` → `delivering` → `done`, or `failed` when its fan-out kept
-/// failing (the pushes it had already stored are still delivered).
+/// failing (the pushes it had already stored are still delivered). `done` is never stored: `EventStatus` derives it
+/// (the one rule; the SQL backends state it once as `eventIsDone`).
 public enum EventState: String, Sendable, Hashable {
     case accepted, fanningOut = "fanning-out", delivering, done, failed
 }

@@ -28,7 +28,7 @@ extension SQLRegistryStore: DeliveryStore {
                 return nil
             }
             return EventStatus(
-                state: EventState(rawValue: try row.decode(column: "state", as: String.self)) ?? .accepted,
+                state: try row.decode(stored: "state", as: EventState.self),
                 matched: try row.decode(column: "matched", as: Int.self), coalesced: try row.decode(column: "coalesced", as: Int.self),
                 delivered: try row.decode(column: "delivered", as: Int.self), failed: try row.decode(column: "failed", as: Int.self),
                 pruned: try row.decode(column: "pruned", as: Int.self),
@@ -68,11 +68,10 @@ extension SQLRegistryStore: DeliveryStore {
 
     public func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int {
         try await oneStatement { db in
-            // `delivering` with every planned push answered is what `eventStatus` shows as `done`.
             try await db.raw("""
                 DELETE FROM events WHERE event_id IN (
                     SELECT event_id FROM events WHERE created_at < \(bind: cutoff.milliseconds)
-                        AND state IN ('failed', 'delivering') AND delivered + failed + pruned >= matched
+                        AND (state = 'failed' OR (\(Self.eventIsDone)))
                     LIMIT \(bind: limit))
                 RETURNING event_id
                 """).all().count

@@ -130,7 +130,7 @@ extension SQLRegistryStore {
         for row in rows {
             if try row.decode(column: "beyond", as: Bool.self) { return (page, true) }
             page.append((try row.decode(column: "installation_id", as: String.self),
-                         Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production))
+                         try row.decode(stored: "environment", as: Environment.self)))
         }
         return (page, rows.count < limit)
     }

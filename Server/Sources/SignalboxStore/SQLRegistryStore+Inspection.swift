@@ -77,11 +77,9 @@ extension SQLRegistryStore {
     public func events(appId: String, state: EventState?, limit: Int, after: String?) async throws -> [EventSummary] {
         try await oneStatement { db in
             var filter: SQLQueryString = "app_id = \(bind: appId)"
-            // `done` is also a `delivering` event whose pushes all have an outcome (as `eventStatus` reports it).
-            let settled: SQLQueryString = "matched <= delivered + failed + pruned"
             switch state {
-            case .done?: filter = "\(filter) AND (state = 'done' OR (state = 'delivering' AND \(settled)))"
-            case .delivering?: filter = "\(filter) AND state = 'delivering' AND NOT (\(settled))"
+            case .done?: filter = "\(filter) AND \(Self.eventIsDone)"
+            case .delivering?: filter = "\(filter) AND state = 'delivering' AND NOT (\(Self.eventIsDone))"
             case let state?: filter = "\(filter) AND state = \(bind: state.rawValue)"
             case nil: break
             }
@@ -128,13 +126,12 @@ extension SQLRegistryStore {
     }
 
     private static func eventSummary(_ row: any SQLRow) throws -> EventSummary {
-        var status = EventStatus(
-            state: EventState(rawValue: try row.decode(column: "state", as: String.self)) ?? .accepted,
+        let status = EventStatus(
+            state: try row.decode(stored: "state", as: EventState.self),
             matched: try row.decode(column: "matched", as: Int.self), coalesced: try row.decode(column: "coalesced", as: Int.self),
             delivered: try row.decode(column: "delivered", as: Int.self), failed: try row.decode(column: "failed", as: Int.self),
             pruned: try row.decode(column: "pruned", as: Int.self), reason: try row.decode(column: "failure_reason", as: String?.self)
         )
-        if status.state == .delivering, status.pending == 0 { status.state = .done }
         return EventSummary(
             id: try row.decode(column: "event_id", as: String.self),
             createdAt: Date(milliseconds: try row.decode(column: "created_at", as: Int64.self)), status: status

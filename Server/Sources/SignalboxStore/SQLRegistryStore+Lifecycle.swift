@@ -36,7 +36,7 @@ extension SQLRegistryStore: LifecycleRecorder {
         var finished: [LifecycleEvent] = []
         for row in try await db.raw("""
             SELECT event_id, app_id, matched, coalesced, delivered, failed, pruned FROM events
-            WHERE event_id IN (\(binds: added.keys.sorted())) AND state = 'delivering' AND delivered + failed + pruned >= matched
+            WHERE event_id IN (\(binds: added.keys.sorted())) AND \(eventIsDone)
             """).all() {
             let counts = try EventCounts(row)
             guard counts.settled - (added[counts.eventId] ?? 0) < counts.matched else { continue }
@@ -49,7 +49,7 @@ extension SQLRegistryStore: LifecycleRecorder {
     static func recordIfSettled(_ db: any SQLDatabase, eventId: String, now: Date) async throws {
         guard let row = try await db.raw("""
             SELECT event_id, app_id, matched, coalesced, delivered, failed, pruned FROM events
-            WHERE event_id = \(bind: eventId) AND state = 'delivering' AND delivered + failed + pruned >= matched
+            WHERE event_id = \(bind: eventId) AND \(eventIsDone)
             """).first() else { return }
         try await record(db, [try EventCounts(row).lifecycleEvent(.eventDone, at: now)])
     }

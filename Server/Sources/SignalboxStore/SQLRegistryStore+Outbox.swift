@@ -174,8 +174,8 @@ extension SQLRegistryStore {
             eventId: try row.decode(column: "event_id", as: String.self),
             installationId: try row.decode(column: "installation_id", as: String.self),
             token: try row.decode(column: "token", as: String.self),
-            kind: PushKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .controls,
-            environment: Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production,
+            kind: try row.decode(stored: "kind", as: PushKind.self),
+            environment: try row.decode(stored: "environment", as: Environment.self),
             payload: try row.decode(column: "payload", as: String.self), attempts: try row.decode(column: "attempts", as: Int.self),
             eventCreatedAt: Date(milliseconds: try row.decode(column: "event_created_at", as: Int64.self)),
             carriesAbsorbedEvents: try row.decode(column: "absorbed", as: Int.self) != 0

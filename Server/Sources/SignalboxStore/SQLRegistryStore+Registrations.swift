@@ -22,7 +22,7 @@ extension SQLRegistryStore {
             let channels = try JSONValue(json: try row.decode(column: "channels", as: String.self))
             let installation = Installation(
                 id: id, userId: try row.decode(column: "user_id", as: String?.self),
-                channels: channels.strings, environment: Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production
+                channels: channels.strings, environment: try row.decode(stored: "environment", as: Environment.self)
             )
             let widgets = try await Self.widgets(db, key: key)
             let controls = try await db.raw("SELECT * FROM controls WHERE \(unsafeRaw: key) ORDER BY position").all().map { row in

@@ -191,7 +191,7 @@ extension SQLRegistryStore: WebhookStore {
     private static func event(_ row: any SQLRow, idColumn: String) throws -> LifecycleEvent {
         LifecycleEvent(
             id: try row.decode(column: idColumn, as: String.self), appId: try row.decode(column: "app_id", as: String.self),
-            kind: LifecycleEvent.Kind(rawValue: try row.decode(column: "event_type", as: String.self)) ?? .eventDone,
+            kind: try row.decode(stored: "event_type", as: LifecycleEvent.Kind.self),
             occurredAt: Date(milliseconds: try row.decode(column: "occurred_at", as: Int64.self)), body: try row.decode(column: "body", as: String.self)
         )
     }

@@ -156,7 +156,7 @@ public final class SQLRegistryStore: RegistryStore {
             bundleId: try row.decode(column: "bundle_id", as: String.self),
             teamId: try row.decode(column: "team_id", as: String.self),
             keyId: try row.decode(column: "key_id", as: String.self),
-            environment: Environment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production,
+            environment: try row.decode(stored: "environment", as: Environment.self),
             sealedPrivateKey: Array(Data(base64Encoded: try row.decode(column: "sealed_private_key", as: String.self)) ?? Data()),
             sealedDeviceSecret: Array(Data(base64Encoded: try row.decode(column: "sealed_device_secret", as: String.self)) ?? Data()),
             serverKeyHash: try row.decode(column: "server_key_hash", as: String.self),

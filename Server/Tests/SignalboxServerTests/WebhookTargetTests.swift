@@ -85,8 +85,8 @@ struct WebhookTargetTests {
     func aDeliveryIsCheckedWhenSent(allowPrivate: Bool) async throws {
         let receiver = WebhookReceiver()
         try await receiver.serve { url in
-            // Refused, the delivery goes out by name; allowed, it goes to the receiver's own address: "localhost" also
-            // names ::1, where another test's server may hold the same port number and would answer instead.
+            // Refused, the delivery goes out by name; allowed, it goes to the receiver's own address as in every other
+            // webhook test (by name it once failed in a full run; the cause is not known, see docs/reliability.md).
             let named = allowPrivate ? url : url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
             let lookups = Atomic<Int>(0)
             let check = WebhookTargetCheck(allowPrivate: allowPrivate) { host in

@@ -230,8 +230,10 @@ extension SQLRegistryStore {
         for chunk in pushes.chunked(1_000) {
             var rows = OutboxRows()
             let kind = chunk[chunk.startIndex].kind
-            let earliest = try await Self.earliest(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval)
-            let due = { (push: PlannedPush) in max(event.createdAt.milliseconds, earliest[push.token] ?? 0) }
+            let lastSent = try await Self.lastSent(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval)
+            let due = { (push: PlannedPush) in
+                MinimumInterval.due(planned: event.createdAt.milliseconds, lastSent: lastSent[push.token], seconds: interval)
+            }
             let sendNow = try await Self.sendableNow(
                 db, backend, chunk.filter { due($0) <= now.milliseconds }.prefix(handOff - handedOff.count), appId: event.appId
             )

@@ -31,19 +31,19 @@ extension SQLRegistryStore {
         return intervals
     }
 
-    /// When each token may next get a push of `kind`: its last push plus the interval (tokens without one are absent).
-    static func earliest(
+    /// When each token last got a push of `kind`, for the tokens that did, if `kind` has an interval.
+    static func lastSent(
         _ db: any SQLDatabase, appId: String, kind: PushKind, tokens: [String], interval: Int
     ) async throws -> [String: Int64] {
         guard interval > 0, !tokens.isEmpty else { return [:] }
-        var earliest: [String: Int64] = [:]
+        var lastSent: [String: Int64] = [:]
         for row in try await db.raw("""
             SELECT token, sent_at FROM token_last_sent
             WHERE app_id = \(bind: appId) AND kind = \(bind: kind.rawValue) AND token IN (\(binds: tokens))
             """).all() {
-            earliest[try row.decode(column: "token", as: String.self)] = try row.decode(column: "sent_at", as: Int64.self) + Int64(interval) * 1000
+            lastSent[try row.decode(column: "token", as: String.self)] = try row.decode(column: "sent_at", as: Int64.self)
         }
-        return earliest
+        return lastSent
     }
 
     /// Remembers when delivered pushes went out, for apps and kinds that have a minimum interval.

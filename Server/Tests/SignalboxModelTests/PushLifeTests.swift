@@ -30,3 +30,13 @@ import Testing
         #expect(DeliveryOutcome.retry.counter == nil && DeliveryOutcome.postponed.counter == nil)
     }
 }
+
+/// `MinimumInterval`: a push waits for its token's interval only when the app set one and the token had a push.
+@Suite struct MinimumIntervalTests {
+    @Test func aPushWaitsOnlyForAnIntervalThatHasNotPassed() {
+        #expect(MinimumInterval.due(planned: 10_000, lastSent: nil, seconds: 60) == 10_000, "no earlier push")
+        #expect(MinimumInterval.due(planned: 10_000, lastSent: 9_000, seconds: 0) == 10_000, "no interval")
+        #expect(MinimumInterval.due(planned: 10_000, lastSent: 9_000, seconds: 5) == 14_000)
+        #expect(MinimumInterval.due(planned: 10_000, lastSent: 1_000, seconds: 5) == 10_000, "the interval has passed")
+    }
+}

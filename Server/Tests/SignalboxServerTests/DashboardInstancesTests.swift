@@ -22,24 +22,24 @@ import Testing
         var browser = CookieBrowser()
         let signedIn = try await browser.signIn(port: first.port, key: ServerProcess.adminKey)
         #expect(signedIn.status == 303 && signedIn.location == "/dashboard", "\(signedIn.head)")
-        #expect(try browser.get(port: first.port, "/dashboard/apps").status == 200)
-        let onSecond = try browser.get(port: second.port, "/dashboard/apps")
+        #expect(try await browser.get(port: first.port, "/dashboard/apps").status == 200)
+        let onSecond = try await browser.get(port: second.port, "/dashboard/apps")
         #expect(onSecond.status == 200, "the session started on A is known to B: \(onSecond.head)")
 
         // Sign out on B: A refuses the cookie too.
         let cookie = try #require(browser.cookies["signalbox_session"])
         let csrf = try #require(onSecond.csrf)
-        let signedOut = try browser.post(port: second.port, "/dashboard/logout", form: ["csrf": csrf])
+        let signedOut = try await browser.post(port: second.port, "/dashboard/logout", form: ["csrf": csrf])
         #expect(signedOut.status == 303 && signedOut.location == "/dashboard/login", "\(signedOut.head)")
         browser.cookies["signalbox_session"] = cookie
-        let refused = try browser.get(port: first.port, "/dashboard/apps")
+        let refused = try await browser.get(port: first.port, "/dashboard/apps")
         #expect(refused.status == 303 && refused.location == "/dashboard/login", "A refuses a session ended on B: \(refused.head)")
 
         // A restart keeps a session.
         _ = try await browser.signIn(port: second.port, key: ServerProcess.adminKey)
         first.process.kill(SIGTERM)
         first = try await start("a")
-        #expect(try browser.get(port: first.port, "/dashboard/apps").status == 200, "the restarted instance knows the session")
+        #expect(try await browser.get(port: first.port, "/dashboard/apps").status == 200, "the restarted instance knows the session")
     }
 }
 
@@ -69,18 +69,18 @@ struct CookieBrowser {
     }
 
     mutating func signIn(port: Int, key: String) async throws -> Page {
-        let login = try get(port: port, "/dashboard/login")
-        return try post(port: port, "/dashboard/login", form: ["key": key, "csrf": try #require(login.csrf)])
+        let login = try await get(port: port, "/dashboard/login")
+        return try await post(port: port, "/dashboard/login", form: ["key": key, "csrf": try #require(login.csrf)])
     }
 
-    mutating func get(port: Int, _ path: String) throws -> Page { try send(port: port, "GET", path, body: nil) }
+    mutating func get(port: Int, _ path: String) async throws -> Page { try await send(port: port, "GET", path, body: nil) }
 
-    mutating func post(port: Int, _ path: String, form: [String: String]) throws -> Page {
+    mutating func post(port: Int, _ path: String, form: [String: String]) async throws -> Page {
         let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
-        return try send(port: port, "POST", path, body: body)
+        return try await send(port: port, "POST", path, body: body)
     }
 
-    private mutating func send(port: Int, _ method: String, _ path: String, body: String?) throws -> Page {
+    private mutating func send(port: Int, _ method: String, _ path: String, body: String?) async throws -> Page {
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if !cookies.isEmpty { request += "Cookie: " + cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") + "\r\n" }
         if let body {
@@ -90,7 +90,7 @@ struct CookieBrowser {
         }
         let connection = try RawConnection(port: port)
         connection.send(request)
-        let reply = connection.read(timeout: .seconds(30))
+        let reply = await connection.read(timeout: .seconds(30))
         guard let split = reply.text.range(of: "\r\n\r\n") else { throw ChildProcessError(message: "no HTTP answer: \(reply.text)") }
         let head = String(reply.text[..<split.lowerBound])
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0

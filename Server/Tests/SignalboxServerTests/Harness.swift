@@ -43,7 +43,7 @@ struct Harness {
 
     /// Runs `body` against the router.
     func run(_ body: @escaping @Sendable (APIClient) async throws -> Void) async throws {
-        let app = Application(router: buildRouter(dependencies, extensions: [Dashboard()]), server: .http1StoppingSafely(), logger: Logger(label: "test.api"))
+        let app = Application(router: buildRouter(dependencies, extensions: [Dashboard()]), logger: Logger(label: "test.api"))
         do {
             try await app.test(.router) { client in try await body(APIClient(client: client)) }
         } catch {

@@ -1,10 +1,12 @@
 import Foundation
+import SignalboxTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A plain TCP connection to 127.0.0.1, for sending half requests and watching when the server closes.
-final class RawConnection {
+/// `@unchecked Sendable`: one test uses it at a time; `read` hands it to a thread of its own while it waits.
+final class RawConnection: @unchecked Sendable {
     private let socketDescriptor: Int32
     private var isOpen = true
 
@@ -35,7 +37,12 @@ final class RawConnection {
     func shutdownWrite() { shutdown(socketDescriptor, Int32(SHUT_WR)) }
 
     /// Reads until the server closes or `timeout` passes: what arrived, and whether the connection was closed.
-    func read(timeout: Duration) -> (text: String, closed: Bool) {
+    /// The wait blocks a thread of its own, never one of the cooperative threads the servers under test need.
+    func read(timeout: Duration) async -> (text: String, closed: Bool) {
+        await offCooperativePool { self.readBlocking(timeout: timeout) }
+    }
+
+    private func readBlocking(timeout: Duration) -> (text: String, closed: Bool) {
         var received = [UInt8]()
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -23,7 +23,7 @@ import Testing
         #expect(plain.status != 0 && !plain.output.contains(#""status":"ok""#), "plain HTTP gets no answer: \(plain.output)")
         // A TLS handshake that never comes is cut by the header timeout too.
         let stalled = try RawConnection(port: server.port)
-        #expect(stalled.read(timeout: .seconds(5)).closed)
+        #expect(await stalled.read(timeout: .seconds(5)).closed)
     }
 
     @Test func missingKeyFileStopsTheStartNamingIt() async throws {

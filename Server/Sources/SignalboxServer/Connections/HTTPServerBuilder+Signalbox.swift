@@ -42,11 +42,3 @@ struct TimedHTTP1Channel: ServerChildChannel {
         await base.handle(value: value, logger: logger)
     }
 }
-
-extension HTTPServerBuilder {
-    /// Hummingbird's plain HTTP/1.1, safe to stop while clients connect (``RetainedChildChannel``): for servers
-    /// without Signalbox's connection rules, such as the tests' receivers.
-    public static func http1StoppingSafely() -> HTTPServerBuilder {
-        HTTPServerBuilder { RetainedChildChannel(base: HTTP1Channel(responder: $0)) }
-    }
-}

@@ -24,17 +24,6 @@ public struct HTTPWebhookTransport: WebhookTransport {
 
     let client: HTTPClient
 
-    /// A transport with a client (and connection pool) of its own, to `shutdown()` when done: for tests, whose
-    /// receivers reuse port numbers that an earlier test's endpoint left in `shared`'s pool, waiting out a back-off.
-    public static func separate() -> HTTPWebhookTransport {
-        HTTPWebhookTransport(client: HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow)
-        ))
-    }
-
-    /// Closes a ``separate()`` transport's connections. Never call it on `shared`.
-    public func shutdown() async throws { try await client.shutdown() }
-
     /// Transports that also trust a CA file's certificates, one per file for the process (never shut down, as `shared`).
     private static let trustingFile = Mutex<[String: HTTPWebhookTransport]>([:])
 

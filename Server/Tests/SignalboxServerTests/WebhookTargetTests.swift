@@ -103,10 +103,8 @@ struct WebhookTargetTests {
                 configuration.retryCap = .milliseconds(50)
                 // A generous deadline: in a full run the process's threads can be busy for seconds, and an answer
                 // late past the deadline means a second delivery (at least once), which this test counts.
-                let transport = HTTPWebhookTransport.separate()
-                defer { Task { try? await transport.shutdown() } }
                 let dispatcher = WebhookDispatcher(
-                    store: store, poster: WebhookPoster(transport: transport, timeout: .seconds(60), target: check),
+                    store: store, poster: WebhookPoster(transport: HTTPWebhookTransport.shared, timeout: .seconds(60), target: check),
                     secrets: { _, _ in ["whsec_test"] }, configuration: configuration, logger: Logger(label: "test.webhooks")
                 )
                 try await withThrowingTaskGroup { group in

@@ -113,8 +113,8 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
         settings.append(HTTP2Setting(parameter: .initialWindowSize, value: Self.receiveWindow))
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
         connectionConfiguration.initialSettings = settings
-        // Our header blocks are built by `Push`; validating every block on both sides cost 4 % of
-        // the client's CPU (perf). Answers are read field by field (`ConnectionHandler`).
+        // Our header blocks are built by `Push`; validating every block on both sides is a measurable share of
+        // the client's CPU (docs/performance.md). Answers are read field by field (`ConnectionHandler`).
         connectionConfiguration.headerBlockValidation = .disabled
         // APNs is a trusted peer: a server may legitimately reset every stream after answering
         // (RST_STREAM NO_ERROR), so the anti-abuse limit on inbound resets must not close us.

@@ -1,4 +1,4 @@
-/// What became of one attempt at a push, as the delivery log keeps it.
+/// What became of one attempt at a push, as the delivery log keeps it (the raw value is the stored and API name).
 public enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
     case delivered
     /// Back to pending with one attempt used.
@@ -20,7 +20,7 @@ public enum DeliveryOutcome: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// An event's counters of pushes with a final outcome (`EventStatus`).
+/// An event's counters of pushes with a final outcome (`EventStatus`); the raw value names the `events` column.
 public enum EventCounter: String, Sendable, Hashable, CaseIterable {
     case delivered, failed, pruned
 }

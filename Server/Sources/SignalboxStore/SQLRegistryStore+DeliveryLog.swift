@@ -105,7 +105,7 @@ extension SQLRegistryStore: DeliveryLogStore {
                 UNION ALL
                 SELECT outcome, SUM(line_count) AS n FROM delivery_runs WHERE \(filter) GROUP BY outcome
                 """).all() {
-                counts[try DeliveryOutcome(stored: try row.decode(column: "outcome", as: String.self)), default: 0] += try row.decode(column: "n", as: Int.self)
+                counts[try row.decode(stored: "outcome", as: DeliveryOutcome.self), default: 0] += try row.decode(column: "n", as: Int.self)
             }
             return counts
         }
@@ -129,7 +129,7 @@ extension SQLRegistryStore: DeliveryLogStore {
             pushType: try row.decode(column: "push_type", as: String.self),
             eventId: try row.decode(column: "event_id", as: String?.self),
             installationId: try row.decode(column: "installation_id", as: String?.self),
-            outcome: try DeliveryOutcome(stored: try row.decode(column: "outcome", as: String.self)),
+            outcome: try row.decode(stored: "outcome", as: DeliveryOutcome.self),
             answer: DeliveryAnswer(
                 status: try row.decode(column: "status", as: Int?.self), reason: try row.decode(column: "reason", as: String?.self),
                 apnsId: try row.decode(column: "apns_id", as: String?.self)

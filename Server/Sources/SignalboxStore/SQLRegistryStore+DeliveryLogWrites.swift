@@ -32,13 +32,13 @@ extension SQLRegistryStore {
                     try await db.raw("""
                         INSERT INTO delivery_runs (app_id, push_type, event_id, logged_at, outcome, status, reason, attempt,
                             first_installation, last_installation, line_count, lines)
-                        VALUES (\(bind: key.appId), \(bind: key.pushType), \(bind: event), \(bind: key.at), \(bind: key.outcome.stored), \(bind: key.status),
+                        VALUES (\(bind: key.appId), \(bind: key.pushType), \(bind: event), \(bind: key.at), \(bind: key.outcome.rawValue), \(bind: key.status),
                             \(bind: key.reason), \(bind: key.attempt), \(bind: range.first), \(bind: range.last), \(bind: piece.count), \(bind: lines(piece).text))
                         """).run()
                 } else {
                     try await db.raw("""
                         INSERT INTO delivery_log (app_id, push_type, event_id, logged_at, outcome, status, reason, attempt, token, apns_id, installation_id)
-                        SELECT \(bind: key.appId), \(bind: key.pushType), \(bind: key.eventId), \(bind: key.at), \(bind: key.outcome.stored), \(bind: key.status),
+                        SELECT \(bind: key.appId), \(bind: key.pushType), \(bind: key.eventId), \(bind: key.at), \(bind: key.outcome.rawValue), \(bind: key.status),
                             \(bind: key.reason), \(bind: key.attempt), c0, c1, c2
                         FROM (\(backend.select(lines(piece)))) AS line
                         """).run()

@@ -229,8 +229,8 @@ extension SQLRegistryStore {
             }
         }
         // In a fixed order (column, then event id), so two instances crediting the same events cannot deadlock.
-        for (counter, events) in counts.sorted(by: { $0.key.column < $1.key.column }) {
-            let name = counter.column
+        for (counter, events) in counts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let name = counter.rawValue
             for (event, count) in events.sorted(by: { $0.key < $1.key }) {
                 try await db.raw("UPDATE events SET \(ident: name) = \(ident: name) + \(bind: count) WHERE event_id = \(bind: event)").run()
             }

@@ -135,7 +135,7 @@ public final class APNsSimulator: Sendable {
 
     /// Waits until `count` pushes were accepted.
     /// - Returns: whether they were before `timeout`.
-    public func waitForAccepted(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForAccepted(count: Int, timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ledger.acceptedCount < count {
             guard ContinuousClock.now < deadline else { return false }

@@ -22,10 +22,10 @@ import Testing
             half.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             let silent = try RawConnection(port: server.port)
             let start = ContinuousClock.now
-            let halfRead = await half.read(timeout: .seconds(5))
+            let halfRead = await half.read(timeout: .seconds(30))
             #expect(halfRead.closed && halfRead.text.isEmpty)
             #expect(ContinuousClock.now - start > .milliseconds(800))
-            #expect(await silent.read(timeout: .seconds(3)).closed, "a connection that sends nothing is closed too")
+            #expect(await silent.read(timeout: .seconds(30)).closed, "a connection that sends nothing is closed too")
         }
     }
 
@@ -33,7 +33,7 @@ import Testing
         try await Self.withServer { server in
             let slow = try RawConnection(port: server.port)
             slow.send(Self.post(contentLength: 1000) + "{\"bundleId\":")
-            let reply = await slow.read(timeout: .seconds(5))
+            let reply = await slow.read(timeout: .seconds(30))
             #expect(reply.closed)
             #expect(!reply.text.contains(" 500 "))
             try await Task.sleep(for: .milliseconds(200))
@@ -45,7 +45,7 @@ import Testing
         try await Self.withServer { server in
             let connection = try RawConnection(port: server.port)
             connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            let reply = await connection.read(timeout: .seconds(5))
+            let reply = await connection.read(timeout: .seconds(30))
             #expect(reply.text.hasPrefix("HTTP/1.1 200"))
             #expect(reply.closed, "closed after the idle timeout (1 s)")
         }
@@ -57,7 +57,7 @@ import Testing
             let aborted = try RawConnection(port: server.port)
             aborted.send(Self.post(contentLength: 1000) + "{\"bundleId\":")
             aborted.shutdownWrite()
-            let reply = await aborted.read(timeout: .seconds(5))
+            let reply = await aborted.read(timeout: .seconds(30))
             #expect(reply.text.hasPrefix("HTTP/1.1 400"), "\(reply.text)")
             #expect(reply.text.contains("incomplete_body"))
             // The client vanishes in the middle of the body.
@@ -68,7 +68,7 @@ import Testing
             // Not HTTP at all.
             let garbage = try RawConnection(port: server.port)
             garbage.send("HELLO THERE\r\n\r\n")
-            #expect(await garbage.read(timeout: .seconds(5)).text.hasPrefix("HTTP/1.1 400"))
+            #expect(await garbage.read(timeout: .seconds(30)).text.hasPrefix("HTTP/1.1 400"))
             try await Task.sleep(for: .milliseconds(300))
             #expect(!server.loggedErrors, "\(server.process.printed)")
         }
@@ -91,11 +91,11 @@ import Testing
             #expect(refused.closed && refused.text.isEmpty, "over the cap: closed at once, no answer")
             for connection in held { connection.close() }
             var answer = ""
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(30)
             while !answer.hasPrefix("HTTP/1.1 200"), ContinuousClock.now < deadline {
                 let client = try RawConnection(port: server.port)
                 client.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                answer = await client.read(timeout: .seconds(1)).text
+                answer = await client.read(timeout: .seconds(5)).text
             }
             #expect(answer.hasPrefix("HTTP/1.1 200"), "served again once the held connections closed")
         }

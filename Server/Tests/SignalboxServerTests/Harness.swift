@@ -24,6 +24,9 @@ struct Harness {
         masterKey: [UInt8]? = nil, store: SQLRegistryStore? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> Harness {
         var configuration = ServerConfiguration()
+        // An in-process receiver can answer seconds late in a full run on 2 cores: deadlines only a hang reaches.
+        configuration.webhooks.requestTimeout = .seconds(60)
+        configuration.webhooks.claimLease = .seconds(120)
         configure(&configuration)
         // Everything that can throw comes before the store is opened: `run` closes it.
         let secrets = try SecretBox(masterKey: masterKey ?? Secret.randomBytes(32))

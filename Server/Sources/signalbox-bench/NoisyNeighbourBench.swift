@@ -11,9 +11,10 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         abstract: "Time app Y's one-token push posted while app X's large event fans out.",
         discussion: """
             Writes X's registrations (one control token per installation) and Y's one with the server's store while
-            the server is stopped, restarts it, posts X's event, waits --delay, posts Y's event and reads Y's status
-            every 2 ms until its push is delivered. --server runs another signalbox binary as the server (to measure
-            a build before a change). SERVER_LOG_LEVEL sets the server's log level (default warning).
+            the server is stopped, restarts it, posts X's event, waits --delay, posts Y's event, asks the simulator
+            every 5 ms until it accepted Y's push (quiet_push_at_apns_ms), then reads Y's status every 2 ms
+            until it is recorded delivered (quiet_push_latency_ms). --server runs another signalbox binary as the
+            server (to measure a build before a change). SERVER_LOG_LEVEL sets the server's log level (default warning).
             """
     )
 
@@ -66,8 +67,18 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(delay))
         let postedY = ContinuousClock.now
         let small = try await api.call("POST", "/v1/apps/\(quiet.id)/events", key: quiet.serverKey, json: body)
+        let postTook = ContinuousClock.now - postedY
         guard let largeId = large["eventId"] as? String, let smallId = small["eventId"] as? String else { throw ValidationError("events not accepted") }
         let giveUp = ContinuousClock.now + .seconds(300)
+        // First when the simulator (APNs) accepted Y's push, then when the server recorded it as delivered.
+        let simulatorAdmin = BenchHTTP(base: "http://127.0.0.1:\(port + 2)")
+        var atAPNs: [[String: Any]] = []
+        while atAPNs.isEmpty, ContinuousClock.now < giveUp {
+            atAPNs = try await simulatorAdmin.list("/pushes?token=\(BenchRegistrations.token(count))")
+            if atAPNs.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        let apnsLatency = ContinuousClock.now - postedY
+        let aheadAtAPNs = (atAPNs.first?["sequence"] as? Int).map { $0 - 1 } ?? -1
         while true {
             let quietStatus = try await api.call("GET", "/v1/apps/\(quiet.id)/events/\(smallId)", key: quiet.serverKey)
             if quietStatus["delivered"] as? Int ?? 0 > 0 { break }
@@ -87,6 +98,9 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         let delivered = status["delivered"] as? Int ?? 0
         try BenchReport(figures: [
             ("noisy_neighbour.tokens", Double(count), "tokens"),
+            ("noisy_neighbour.quiet_event_post_ms", postTook.seconds * 1000, "ms"),
+            ("noisy_neighbour.quiet_push_at_apns_ms", apnsLatency.seconds * 1000, "ms"),
+            ("noisy_neighbour.noisy_pushes_at_apns_before_it", Double(aheadAtAPNs), "pushes"),
             ("noisy_neighbour.quiet_push_latency_ms", latency.seconds * 1000, "ms"),
             ("noisy_neighbour.noisy_delivered_when_quiet_delivered", Double(noisyThen["delivered"] as? Int ?? 0), "pushes"),
             ("noisy_neighbour.noisy_delivered", Double(delivered), "pushes"),

@@ -18,6 +18,8 @@ public struct AcceptedPush: Sendable, Hashable, Codable {
     public var connectionId: Int
     /// The `kid` of the provider token that signed it.
     public var keyId: String? = nil
+    /// The first 16 hex digits of the provider token's SHA-256: pushes that carried the same token share it.
+    public var providerTokenDigest: String? = nil
     /// 1, 2, … in accept order since start or the last reset, so a poller asks only for newer ones (`?after=`).
     public var sequence = 0
 }

@@ -105,7 +105,8 @@ struct PushValidator {
             AcceptedPush(
                 token: deviceToken.hex, topic: topic, pushType: type.rawValue, priority: priority,
                 expiration: expiration, collapseId: collapseId, apnsId: apnsId,
-                payload: String(decoding: request.body, as: UTF8.self), receivedAt: now, connectionId: connectionId, keyId: keyId
+                payload: String(decoding: request.body, as: UTF8.self), receivedAt: now, connectionId: connectionId, keyId: keyId,
+                providerTokenDigest: headers["authorization"].map { SHA256.hash(data: Data($0.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined() }
             )
         )
     }

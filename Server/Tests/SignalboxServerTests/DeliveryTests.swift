@@ -215,6 +215,7 @@ import Testing
             }
             #expect(harness.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
             #expect(harness.simulator.stats.rejected["TooManyProviderTokenUpdates"] == nil)
+            #expect(Set(harness.simulator.acceptedPushes.map(\.providerTokenDigest)).count == 1, "both apps' pushes carried one provider token")
         }
     }
 

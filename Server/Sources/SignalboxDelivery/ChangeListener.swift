@@ -23,7 +23,7 @@ public struct ChangeListener: Service {
                 do {
                     try await notifier.listenForChanges { [signals] change in
                         switch change {
-                        case .eventAccepted: signals.fanOut.signal()
+                        case .eventAccepted: signals.eventAccepted()
                         case .pushesQueued: signals.outbox.signal()
                         }
                     }

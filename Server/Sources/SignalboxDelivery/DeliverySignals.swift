@@ -2,8 +2,8 @@ import Synchronization
 
 /// Shared by the routes and the delivery services: who to wake, which apps are paused, what is in flight.
 public final class DeliverySignals: Sendable {
-    /// Rung when an event is accepted.
-    public let fanOut = Wakeup()
+    /// Rung when an event is accepted (`eventAccepted()`).
+    let fanOut = Wakeup()
     /// Rung when pushes are stored or a send finishes.
     let outbox = Wakeup()
     /// Rung when the dispatcher has room for a fan-out page of pushes.
@@ -17,5 +17,16 @@ public final class DeliverySignals: Sendable {
     /// previous process (before that, or without a dispatcher, 0: nothing is handed off).
     let handOffLimit = Atomic<Int>(0)
 
+    /// Events accepted so far: a lone app's fan-out waiting for room stops waiting when this changes, so a new
+    /// event (perhaps another app's) is not held up behind that wait.
+    let eventsAccepted = Atomic<Int>(0)
+
     public init() {}
+
+    /// Wakes the fan-out for an event this or another instance accepted.
+    public func eventAccepted() {
+        eventsAccepted.add(1, ordering: .releasing)
+        fanOut.signal()
+        room.signal()
+    }
 }

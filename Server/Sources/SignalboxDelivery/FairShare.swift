@@ -14,10 +14,11 @@ enum FairShare {
         }
     }
 
-    /// The most in-flight slots one app's hand-off may hold while `apps` apps fan out: all of them alone, an
-    /// equal share otherwise (its other pushes are stored pending and claimed in turns with the other apps').
+    /// The most in-flight slots one app's hand-off may hold while `apps` apps fan out: all but a twentieth alone
+    /// (kept free for another app's first pushes, which then leave at once instead of after a claim), an equal
+    /// share otherwise (its other pushes are stored pending and claimed in turns with the other apps').
     static func handOffLimit(_ limit: Int, apps: Int) -> Int {
-        max(1, limit / max(1, apps))
+        apps <= 1 ? max(1, limit - limit / 20) : max(1, limit / apps)
     }
 }
 

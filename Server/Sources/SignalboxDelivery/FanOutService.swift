@@ -13,8 +13,9 @@ import SignalboxModel
 ///
 /// While the dispatcher has room, the pushes of a page that are due now are stored already claimed and handed
 /// to it in memory: no claim query, no second write of their rows (the claim was a fifth of the storage
-/// connection's time per push). When it has no room the fan-out of a single app waits up to a second for some,
-/// then stores the page's pushes pending, to be claimed as before. While several apps fan out, each app's
+/// connection's time per push). When it has no room the fan-out of a single app waits up to a second for some
+/// (less if another event arrives), then stores the page's pushes pending, to be claimed as before. An event's
+/// first pages are small (`FanOutPages`), so its first pushes leave before much is planned. While several apps fan out, each app's
 /// hand-off holds at most its share of the slots and nobody waits: what is not handed off is stored pending and
 /// claimed in turns.
 public struct FanOutService: Service {
@@ -36,13 +37,13 @@ public struct FanOutService: Service {
         self.now = now
     }
 
-    private var batchSize: Int { configuration.fanOutBatch }
-
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             var failures = FanOutFailures(attempts: configuration.fanOutAttempts, retryDelay: configuration.fanOutRetryDelay)
+            var pages = FanOutPages(largest: configuration.fanOutBatch)
             while !Task.isCancelled {
                 let queued: [QueuedEvent]
+                let accepted = signals.eventsAccepted.load(ordering: .acquiring)
                 do {
                     queued = try await store.eventsToFanOut(limit: 256)
                 } catch {
@@ -51,6 +52,7 @@ public struct FanOutService: Service {
                     continue
                 }
                 failures.keep(only: queued)
+                pages.keep(only: queued)
                 let now = ContinuousClock.now
                 let round = FairShare.round(queued.filter { failures.isDue($0.id, at: now) }, inFlight: signals.results.inFlightByApp)
                 guard !round.isEmpty else {
@@ -62,8 +64,11 @@ public struct FanOutService: Service {
                 var busy = 0
                 for event in round where !Task.isCancelled {
                     do {
-                        busy += try await step(event, apps: round.count) ? 0 : 1
+                        let outcome = try await step(event, pageSize: pages.size(of: event.id), apps: round.count, accepted: accepted)
                         failures.succeeded(event.id)
+                        if outcome == .interrupted { break }
+                        pages.took(event.id)
+                        busy += outcome == .busy ? 1 : 0
                     } catch {
                         await failed(event, error: error, failures: &failures)
                     }
@@ -91,13 +96,22 @@ public struct FanOutService: Service {
         }
     }
 
-    /// Fans out one page of the event's audience. - Returns: false when another instance was doing it.
-    private func step(_ event: QueuedEvent, apps: Int) async throws -> Bool {
-        let reserved = await reserveRoom(appId: event.appId, apps: apps)
+    /// What one step did.
+    enum StepOutcome {
+        case planned
+        /// Another instance was fanning the event out.
+        case busy
+        /// An event arrived while the step waited for room: the round is planned again, so it goes first.
+        case interrupted
+    }
+
+    /// Fans out one page of the event's audience.
+    private func step(_ event: QueuedEvent, pageSize: Int, apps: Int, accepted: Int) async throws -> StepOutcome {
+        guard let reserved = await reserveRoom(appId: event.appId, pageSize: pageSize, apps: apps, accepted: accepted) else { return .interrupted }
         let started = ContinuousClock.now
         let step: FanOutStep
         do {
-            step = try await store.fanOutStep(eventId: event.id, batchSize: batchSize, now: now(), handOff: reserved)
+            step = try await store.fanOutStep(eventId: event.id, batchSize: pageSize, now: now(), handOff: reserved)
         } catch {
             signals.results.release(reserved, app: event.appId)
             throw error
@@ -109,22 +123,23 @@ public struct FanOutService: Service {
             "handedOff": "\(step.handedOff.count)", "took": "\(ContinuousClock.now - started)", "finished": "\(step.finished)",
         ])
         if step.planned > step.coalesced { signals.outbox.signal() }
-        return !step.busy
+        return step.busy ? .busy : .planned
     }
 
     /// Reserves in-flight slots for a page's pushes due now. Alone, the app waits up to a second for a page's
-    /// worth; while other apps fan out it takes what is free within its share at once (waiting would hold up
-    /// their turns).
-    private func reserveRoom(appId: String, apps: Int) async -> Int {
+    /// worth, unless an event arrives meanwhile (nil: plan the round again); while other apps fan out it takes
+    /// what is free within its share at once (waiting would hold up their turns).
+    private func reserveRoom(appId: String, pageSize: Int, apps: Int, accepted: Int) async -> Int? {
         let limit = signals.handOffLimit.load(ordering: .acquiring)
         guard limit > 0, signals.pauses.active(at: now())[appId] == nil else { return 0 }
         if apps <= 1 {
             let deadline = ContinuousClock.now + .seconds(1)
             // A ring can be stale (room taken since): look again after each.
-            while limit - signals.results.inFlight < min(batchSize, limit), ContinuousClock.now < deadline {
+            while limit - signals.results.inFlight < min(pageSize, limit), ContinuousClock.now < deadline {
+                guard signals.eventsAccepted.load(ordering: .acquiring) == accepted else { return nil }
                 await signals.room.wait(upTo: deadline - ContinuousClock.now)
             }
         }
-        return signals.results.reserve(upTo: batchSize, app: appId, limit: limit, appLimit: FairShare.handOffLimit(limit, apps: apps))
+        return signals.results.reserve(upTo: pageSize, app: appId, limit: limit, appLimit: FairShare.handOffLimit(limit, apps: apps))
     }
 }

@@ -27,7 +27,7 @@ struct EventRoutes {
             } else {
                 try await dependencies.store.createEvent(event)
             }
-            dependencies.signals.fanOut.signal()
+            dependencies.signals.eventAccepted()
             return Idempotency.response(answer)
         }
         app.get("events/:eventId") { request, context in

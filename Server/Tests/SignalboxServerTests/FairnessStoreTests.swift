@@ -66,7 +66,8 @@ import Testing
         // The app with pushes in flight goes after the newcomer.
         let round = FairShare.round(try await store.eventsToFanOut(limit: 10), inFlight: ["a": 100])
         #expect(round.map(\.id) == ["b1", "a1"])
-        #expect(FairShare.handOffLimit(2_000, apps: 1) == 2_000 && FairShare.handOffLimit(2_000, apps: 2) == 1_000)
+        #expect(FairShare.handOffLimit(2_000, apps: 1) == 1_900 && FairShare.handOffLimit(2_000, apps: 2) == 1_000)
+        #expect(FairShare.handOffLimit(10, apps: 1) == 10 && FairShare.handOffLimit(1, apps: 1) == 1, "a small limit keeps every slot")
         _ = try await store.fanOutStep(eventId: "a1", batchSize: 10, now: now, handOff: 0)
         #expect(try await store.eventsToFanOut(limit: 10).map(\.id) == ["a2", "b1"])
     } }

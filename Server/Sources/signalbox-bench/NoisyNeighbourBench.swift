@@ -62,6 +62,8 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(2))
 
         let body = #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#
+        let simulatorAdmin = BenchHTTP(base: "http://127.0.0.1:\(port + 2)")
+        let acceptedBefore = try await simulatorAdmin.call("GET", "/pushes/count")["count"] as? Int ?? 0
         let postedX = ContinuousClock.now
         let large = try await api.call("POST", "/v1/apps/\(noisy.id)/events", key: noisy.serverKey, json: body)
         try await Task.sleep(for: .seconds(delay))
@@ -71,14 +73,13 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         guard let largeId = large["eventId"] as? String, let smallId = small["eventId"] as? String else { throw ValidationError("events not accepted") }
         let giveUp = ContinuousClock.now + .seconds(300)
         // First when the simulator (APNs) accepted Y's push, then when the server recorded it as delivered.
-        let simulatorAdmin = BenchHTTP(base: "http://127.0.0.1:\(port + 2)")
         var atAPNs: [[String: Any]] = []
         while atAPNs.isEmpty, ContinuousClock.now < giveUp {
-            atAPNs = try await simulatorAdmin.list("/pushes?token=\(BenchRegistrations.token(count))")
+            atAPNs = try await simulatorAdmin.list("/pushes?token=\(BenchRegistrations.token(count))&after=\(acceptedBefore)")
             if atAPNs.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         }
         let apnsLatency = ContinuousClock.now - postedY
-        let aheadAtAPNs = (atAPNs.first?["sequence"] as? Int).map { $0 - 1 } ?? -1
+        let aheadAtAPNs = (atAPNs.first?["sequence"] as? Int).map { $0 - 1 - acceptedBefore } ?? -1
         while true {
             let quietStatus = try await api.call("GET", "/v1/apps/\(quiet.id)/events/\(smallId)", key: quiet.serverKey)
             if quietStatus["delivered"] as? Int ?? 0 > 0 { break }

@@ -217,7 +217,7 @@ extension SQLRegistryStore {
         return try JSONDecoder().decode(JSONValue.self, from: Data(try row.decode(column: "configuration", as: String.self).utf8))
     }
 
-    /// Inserts the pushes; one already pending for the same token and payload absorbs the new one. With a
+    /// Inserts the pushes; one already pending for the same token and payload absorbs the new one (`Coalescing`). With a
     /// minimum `interval` (seconds, 0 for none), a push waits until its token's last push is that old. Up to
     /// `handOff` pushes due `now` without a pending twin are inserted `sending` under `claim` and returned.
     /// - Returns: how many were absorbed, and the pushes handed off.

@@ -20,6 +20,9 @@ extension SQLRegistryStore {
         }
     }
 
+    /// The rule is `ClaimOrder` (SignalboxModel), stated here in SQL for the indexes: each app's due pushes ranked by
+    /// due time then push id, taken in turns. Where the rule breaks ties between apps by app id, this leaves them to
+    /// the database, and it returns the claimed rows in no particular order.
     public func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
         let owner = owner
         let leaseUntil = (now + claimLease.seconds).milliseconds
@@ -183,8 +186,8 @@ extension SQLRegistryStore {
     }
 
     /// Makes a claimed push pending again; if a newer push for the same token and payload is already
-    /// pending, that one carries this push's events instead. With `heldBy`, only while that owner still holds the
-    /// claim. - Returns: whether the push was changed.
+    /// pending, that one carries this push's events instead (`Coalescing`, `Carried.absorb(returning:)`). With
+    /// `heldBy`, only while that owner still holds the claim. - Returns: whether the push was changed.
     @discardableResult
     private static func returnToPending(_ db: any SQLDatabase, _ push: OutboxPush, at: Date, usedAttempt: Bool, heldBy owner: String? = nil) async throws -> Bool {
         let fence: SQLQueryString = owner.map { " AND state = 'sending' AND claimed_by = \(bind: $0)" } ?? ""
@@ -209,7 +212,8 @@ extension SQLRegistryStore {
         return true
     }
 
-    /// Adds finished pushes' outcomes to the counters of every event they carry (their outbox rows are gone).
+    /// Adds finished pushes' outcomes to the counters of every event they carry (their outbox rows are gone):
+    /// `Coalescing.Carried.credits`.
     private static func credit(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, counter: EventCounter)], now: Date) async throws {
         guard !credits.isEmpty else { return }
         var counts: [EventCounter: [String: Int]] = [:]  // counter → event → count

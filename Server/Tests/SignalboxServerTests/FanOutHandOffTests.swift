@@ -16,20 +16,15 @@ import Testing
         )
     }
 
-    /// A fresh in-memory store with app `a`.
-    func withStore(_ backend: Backend, _ body: (SQLRegistryStore) async throws -> Void) async throws {
-        let store = try await backend.open()
-        do {
+    /// A fresh store with app `a`.
+    func withStore(_ backend: StoreBackend, _ body: (any PortStores) async throws -> Void) async throws {
+        try await backend.withStore { store in
             try await store.createApp(RegistryStoreConformance.app("a"))
             try await body(store)
-        } catch {
-            try await store.close()
-            throw error
         }
-        try await store.close()
     }
 
-    @Test(arguments: Backend.available) func pushesDueNowAreHandedOffClaimedAndOnlyOnce(_ backend: Backend) async throws { try await backend.withStores(2) { stores in
+    @Test(arguments: StoreBackend.available) func pushesDueNowAreHandedOffClaimedAndOnlyOnce(_ backend: StoreBackend) async throws { try await backend.withStores(2) { stores in
         let (store, restarted) = (stores[0], stores[1])
         try await store.createApp(RegistryStoreConformance.app("a"))
         for index in 1...5 {
@@ -56,14 +51,14 @@ import Testing
 
         // A stop before results are recorded: the next process (a second store on the database) gets every claim
         // back once their lease has ended (at once on SQLite), handed off or not, twins merged.
-        #expect(try await restarted.releaseClaims(now: now + 1) == (backend == .sqlite ? 8 : 0), "a live lease is kept")
+        #expect(try await restarted.releaseClaims(now: now + 1) == (backend.ownedByOneProcess ? 8 : 0), "a live lease is kept")
         try await restarted.releaseClaims(now: now + 3_600)
         let released = try await restarted.claimDuePushes(now: now + 1, limit: 100, pausedApps: [])
         #expect(released.map(\.token).sorted() == ["01", "02", "03", "04", "05"])
         #expect(released.allSatisfy { $0.carriesAbsorbedEvents }, "each carries the other event too")
     } }
 
-    @Test(arguments: Backend.available) func pushesDueLaterAreNotHandedOff(_ backend: Backend) async throws { try await withStore(backend) { store in
+    @Test(arguments: StoreBackend.available) func pushesDueLaterAreNotHandedOff(_ backend: StoreBackend) async throws { try await withStore(backend) { store in
         try await store.putInstallation(appId: "a", Installation(id: "i", userId: nil, channels: [], environment: .sandbox), now: now)
         try await store.putControls(appId: "a", installationId: "i", [Control(kind: "door", pushToken: "01")], now: now)
         try await store.createEvent(event("e", createdAt: now + 60))

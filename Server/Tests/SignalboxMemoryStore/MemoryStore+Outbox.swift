@@ -126,3 +126,12 @@ extension MemoryState {
         return held
     }
 }
+
+extension MemoryStore {
+    /// The pending pushes as `ClaimOrder` sees them: for tests that need to know which claims the rule leaves open.
+    public func pendingPushes() -> [ClaimOrder.Candidate] {
+        withState { state in
+            state.pending.values.compactMap { state.outbox[$0] }.map { ClaimOrder.Candidate(id: $0.id, appId: $0.appId, due: $0.due) }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import SignalboxAPI
+import SignalboxMemoryStore
+import SignalboxModel
+import Testing
+
+/// One seeded sequence of the cross-check: draws each operation, applies it to every replica, compares.
+struct CrossCheckRun {
+    let seed: UInt64
+    var replicas: [CrossCheckReplica]
+    var draw: CrossCheckDraw
+    var now = Date(timeIntervalSince1970: 1_800_000_000)
+    var events: [String] = []
+    var log: [String] = []
+
+    init(seed: UInt64, replicas: [CrossCheckReplica]) {
+        self.seed = seed
+        self.replicas = replicas
+        draw = CrossCheckDraw(random: SeededGenerator(seed: seed), apps: ["s\(seed)a", "s\(seed)b"])
+    }
+
+    /// The reference: the memory store.
+    var memory: MemoryStore { replicas[0].store as! MemoryStore }
+
+    /// - Returns: the first mismatch, described with the operations that led to it, or nil.
+    mutating func run(operations: Int) async throws -> String? {
+        for app in draw.apps {
+            for replica in replicas { try await replica.store.createApp(RegistryStoreConformance.app(app, keyHash: app)) }
+        }
+        // First every installation registers something, so that events have audiences from the start.
+        var prelude: [CrossCheckOperation] = []
+        for app in draw.apps {
+            for id in draw.installationIds {
+                var installation = draw.installation()
+                installation.id = id
+                prelude.append(.putInstallation(app: app, installation, maxPerUser: nil, revision: nil))
+                if draw.chance(80) { prelude.append(.putControls(app: app, installation: id, draw.controls(), revision: nil)) }
+                if draw.chance(70) { prelude.append(.putWidgets(app: app, installation: id, draw.widgets())) }
+                if draw.chance(60) { prelude.append(.putFileProvider(app: app, installation: id, draw.fileProvider())) }
+            }
+        }
+        for operation in prelude {
+            if let mismatch = try await step(operation) { return mismatch }
+        }
+        for _ in 0..<operations {
+            now += Double(draw.number(1...50)) / 1000
+            if let mismatch = try await step(try await next()) { return mismatch }
+        }
+        return nil
+    }
+
+    /// Applies one operation everywhere and compares the answers, then what every backend shows.
+    private mutating func step(_ operation: CrossCheckOperation) async throws -> String? {
+        log.append("\(log.count): \(operation)")
+        var answers: [String] = []
+        for index in replicas.indices { answers.append(await apply(operation, to: index)) }
+        for index in replicas.indices.dropFirst() where answers[index] != answers[0] {
+            return mismatch("answers differ: \(replicas[0].name) \(answers[0])\n\(replicas[index].name) \(answers[index])")
+        }
+        var observations: [CrossCheckObservation] = []
+        for replica in replicas { observations.append(try await observe(replica.store, registrations: operation.changesRegistrations)) }
+        for index in replicas.indices.dropFirst() where observations[index] != observations[0] {
+            let lines = observations[0].differences(from: observations[index]).prefix(5).joined(separator: "\n")
+            return mismatch("state differs, \(replicas[0].name) vs \(replicas[index].name):\n\(lines)")
+        }
+        return nil
+    }
+
+    func mismatch(_ description: String) -> String {
+        "\(description)\nafter:\n\(log.suffix(25).joined(separator: "\n"))"
+    }
+
+    /// Removes the sequence's apps with everything they have, so the next sequence starts from an empty outbox.
+    func deleteApps() async throws {
+        for replica in replicas {
+            for app in draw.apps { _ = try await replica.store.deleteApp(id: app) }
+            #expect(try await replica.store.outboxDepth() == 0)
+        }
+    }
+
+    /// Draws the next operation; time-changing ones move `now` here, once for every replica.
+    mutating func next() async throws -> CrossCheckOperation {
+        let app = draw.pick(draw.apps)
+        let installation = draw.pick(draw.installationIds)
+        let revision: Int64? = draw.chance(25) ? Int64(draw.number(1...4)) : nil
+        switch draw.number(0...99) {
+        case 0..<6:
+            return .putInstallation(app: app, draw.installation(), maxPerUser: draw.chance(20) ? 2 : nil, revision: revision)
+        case 6..<14: return .putControls(app: app, installation: installation, draw.controls(), revision: revision)
+        case 14..<19: return .putWidgets(app: app, installation: installation, draw.widgets())
+        case 19..<23: return .putFileProvider(app: app, installation: installation, draw.fileProvider())
+        case 23..<25: return .deleteFileProvider(app: app, installation: installation)
+        case 25..<29:
+            let enumerator = Enumerator(domain: draw.pick(["d1", "d2"]), container: draw.pick(["c1", "c2"]), expiresAt: now + Double(draw.number(10...300)))
+            return .putEnumerator(app: app, installation: installation, enumerator, maxLive: draw.chance(30) ? 1 : nil)
+        case 29..<31: return .deleteInstallation(app: app, installation: installation)
+        case 31..<39: return createEvent(app: app)
+        case 39..<58:
+            let queued = try await memory.eventsToFanOut(limit: 10).map(\.id)
+            guard !queued.isEmpty || (!events.isEmpty && draw.chance(10)) else { return createEvent(app: app) }
+            let event = queued.isEmpty ? draw.pick(events) : draw.pick(queued)
+            return .fanOut(event: event, batch: draw.number(1...4), handOff: draw.chance(50) ? 0 : draw.number(1...3))
+        case 58..<72: return claim(pausing: draw.chance(20) ? [app] : [])
+        case 72..<87 where !replicas[0].inFlight.isEmpty:
+            let held = replicas[0].inFlight.keys.sorted().filter { _ in draw.chance(60) }
+            var results: [(PushIdentity, DeliveryResult)] = []
+            for (index, identity) in held.enumerated() { results.append((identity, draw.result(now: now, index: index))) }
+            return .complete(results)
+        case 72..<87: return claim(pausing: [])
+        case 87..<90:
+            // Past every lease, so PostgreSQL (leases) and memory and SQLite (one process) release the same claims.
+            let advance = Double(draw.number(61...120))
+            now += advance
+            return .restart(advance: advance, lateAnswers: draw.chance(50))
+        case 90..<95:
+            let advance = Double(draw.number(1...90_000)) / 1000
+            now += advance
+            return .advance(advance)
+        case 95..<97: return .setIntervals(app: app, [.controls: draw.pick([0, 20]), .widgets: draw.pick([0, 20])])
+        case 97: return .deleteExpiredEnumerators
+        case 98: return events.isEmpty ? .advance(0) : .failEvent(draw.pick(events))
+        default: return .purge(olderThan: Double(draw.number(0...300)))
+        }
+    }
+
+    /// A claim at a limit near a random one that the rule decides alone (`limit(near:)`).
+    mutating func claim(pausing paused: Set<String>) -> CrossCheckOperation {
+        let now = Int64((now.timeIntervalSince1970 * 1000).rounded())
+        return .claim(limit: CrossCheckRun.limit(near: draw.number(1...6), memory.pendingPushes(), now: now, paused: paused), paused: paused)
+    }
+
+    mutating func createEvent(app: String) -> CrossCheckOperation {
+        let id = "s\(seed)e\(events.count)"
+        events.append(id)
+        return .createEvent(EventRecord(id: id, appId: app, request: EventRequest(target: draw.target(), audience: draw.audience()), createdAt: now))
+    }
+}

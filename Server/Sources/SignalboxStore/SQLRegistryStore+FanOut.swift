@@ -253,7 +253,8 @@ extension SQLRegistryStore {
             for ids in carriers.sorted().chunked(300) {
                 let values = ids.map { id -> SQLQueryString in "(\(bind: id), \(bind: event.id), \(bind: event.appId))" }
                 try await db.raw("""
-                    INSERT INTO outbox_absorbed (push_id, event_id, app_id) VALUES \(values.joined(separator: ", ")) ON CONFLICT DO NOTHING
+                    INSERT INTO outbox_absorbed (push_id, event_id, app_id) VALUES \(values.joined(separator: ", "))
+                    ON CONFLICT (push_id, event_id) DO UPDATE SET pushes = outbox_absorbed.pushes + 1
                     """).run()
                 try await db.raw("UPDATE outbox SET absorbed = 1 WHERE \(backend.among("push_id", Array(ids)))").run()
             }

@@ -201,11 +201,14 @@ extension SQLRegistryStore {
                 """).first() != nil
         }
         guard try await db.raw("DELETE FROM outbox WHERE push_id = \(bind: push.id)\(fence) RETURNING push_id").first() != nil else { return false }
+        // The twin carries the push's own event and every push it had absorbed, each counted (`Carried.absorb(returning:)`).
         try await db.raw("""
-            INSERT INTO outbox_absorbed (push_id, event_id, app_id)
-            SELECT \(bind: twin), event_id, app_id FROM outbox_absorbed WHERE push_id = \(bind: push.id)
-            UNION SELECT \(bind: twin), \(bind: push.eventId), \(bind: push.appId)
-            ON CONFLICT DO NOTHING
+            INSERT INTO outbox_absorbed (push_id, event_id, app_id, pushes)
+            SELECT \(bind: twin), event_id, MIN(app_id), SUM(pushes) FROM (
+                SELECT event_id, app_id, pushes FROM outbox_absorbed WHERE push_id = \(bind: push.id)
+                UNION ALL SELECT \(bind: push.eventId), \(bind: push.appId), 1) AS carried
+            WHERE true GROUP BY event_id
+            ON CONFLICT (push_id, event_id) DO UPDATE SET pushes = outbox_absorbed.pushes + excluded.pushes
             """).run()
         try await db.raw("UPDATE outbox SET absorbed = 1 WHERE push_id = \(bind: twin)").run()
         try await db.raw("DELETE FROM outbox_absorbed WHERE push_id = \(bind: push.id)").run()
@@ -225,9 +228,9 @@ extension SQLRegistryStore {
             }
             let carriers = chunk.filter(\.push.carriesAbsorbedEvents).map(\.push.id)
             if !carriers.isEmpty {
-                for row in try await db.raw("SELECT push_id, event_id FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").all() {
+                for row in try await db.raw("SELECT push_id, event_id, pushes FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").all() {
                     guard let name = column[try row.decode(column: "push_id", as: String.self)] else { continue }
-                    counts[name, default: [:]][try row.decode(column: "event_id", as: String.self), default: 0] += 1
+                    counts[name, default: [:]][try row.decode(column: "event_id", as: String.self), default: 0] += try row.decode(column: "pushes", as: Int.self)
                 }
                 try await db.raw("DELETE FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").run()
             }

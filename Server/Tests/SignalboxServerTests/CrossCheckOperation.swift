@@ -26,14 +26,21 @@ enum CrossCheckOperation {
     case failEvent(String)
     case purge(olderThan: TimeInterval)
 
-    /// Whether the step can change what installations show: registration writes, and results that prune tokens.
-    var changesRegistrations: Bool {
+    /// The installations whose snapshots the step can change: its app's for a registration write (tokens move between
+    /// installations), every app's for results that can prune tokens and for expiring enumerators, none otherwise.
+    var changedApps: ChangedApps {
         switch self {
-        case .putInstallation, .putControls, .putWidgets, .putFileProvider, .deleteFileProvider, .putEnumerator, .deleteInstallation,
-             .complete, .deleteExpiredEnumerators, .advance, .restart: true
-        case .createEvent, .fanOut, .claim, .setIntervals, .failEvent, .purge: false
+        case .putInstallation(let app, _, _, _), .putControls(let app, _, _, _), .putWidgets(let app, _, _), .putFileProvider(let app, _, _),
+             .deleteFileProvider(let app, _), .putEnumerator(let app, _, _, _), .deleteInstallation(let app, _):
+            .one(app)
+        case .complete(let results):
+            results.contains { if case .prune = $0.1 { true } else if case .suspect = $0.1 { true } else { false } } ? .all : .none
+        case .deleteExpiredEnumerators: .all
+        case .createEvent, .fanOut, .claim, .restart, .advance, .setIntervals, .failEvent, .purge: .none
         }
     }
+
+    enum ChangedApps: Equatable { case none, one(String), all }
 }
 
 /// Draws operations over small pools (two apps, six installation ids, a few tokens per kind) so that tokens move,
@@ -73,8 +80,8 @@ struct CrossCheckDraw {
 
     mutating func target() -> EventTarget {
         switch number(0...9) {
-        case 0..<5: .controls(kinds: subset(["door", "lamp"]), configuration: chance(20) ? ["room": .string("a")] : nil)
-        case 5..<8: .widgets(kinds: subset(["clock", "news"]), configuration: chance(20) ? ["team": .string("a")] : nil)
+        case 0..<5: .controls(kinds: chance(50) ? [] : subset(["door", "lamp"]), configuration: chance(20) ? ["room": .string("a")] : nil)
+        case 5..<8: .widgets(kinds: chance(50) ? [] : subset(["clock", "news"]), configuration: chance(20) ? ["team": .string("a")] : nil)
         default: .fileProvider(domain: pick(["d1", "d2"]), container: pick(["c1", Payload.workingSetContainer]))
         }
     }

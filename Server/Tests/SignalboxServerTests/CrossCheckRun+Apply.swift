@@ -72,14 +72,14 @@ extension CrossCheckRun {
         return "done"
     }
 
-    /// Everything the ports show of the sequence's data after a step; the installations only when the step can have
-    /// changed them.
-    func observe(_ store: any PortStores, registrations: Bool) async throws -> CrossCheckObservation {
+    /// Everything the ports show of the sequence's data after a step: the outbox, the events, and the installations of
+    /// `apps`.
+    func observe(_ store: any PortStores, installationsOf apps: CrossCheckOperation.ChangedApps) async throws -> CrossCheckObservation {
         var observation = CrossCheckObservation()
         observation.depth = try await store.outboxDepth()
         observation.nextDue = try await store.nextDueDate(pausedApps: [])
         observation.queued = try await store.eventsToFanOut(limit: 20).map(\.id)
-        for app in draw.apps where registrations {
+        for app in draw.apps where apps == .all || apps == .one(app) {
             for id in draw.installationIds { observation.installations["\(app)/\(id)"] = try await store.installation(appId: app, id: id, now: now) }
         }
         for id in events {
@@ -90,21 +90,25 @@ extension CrossCheckRun {
         return observation
     }
 
-    /// The claim limit nearest `wanted` whose pick the rule decides alone. `ClaimOrder` breaks ties (equal due times
-    /// within an app; equal turns and due times between apps) by id; the SQL leaves them to the database. So a
-    /// limit that cuts through such a tie could take different pushes on different backends, all of them right.
+    /// The claim limit nearest `wanted` whose pick the rule decides alone. The SQL ranks an app's due pushes by due
+    /// time and push id, as `ClaimOrder` does, but first keeps each app's `limit` earliest by due time only, and leaves
+    /// equal turns with equal due times of different apps in any order. A limit that cuts through either tie could take
+    /// different pushes on different backends, all of them right; the cross-check claims only at limits that do not.
     static func limit(near wanted: Int, _ pending: [ClaimOrder.Candidate], now: Int64, paused: Set<String>) -> Int {
         let order = ClaimOrder.claim(pending, now: now, limit: 1_000_000, pausedApps: paused)
         var ranked: [String: [ClaimOrder.Candidate]] = [:]
         for push in order { ranked[push.appId, default: []].append(push) }
+        for app in ranked.keys { ranked[app]!.sort { ($0.due, $0.id) < ($1.due, $1.id) } }
         var turn: [String: Int] = [:]
         for pushes in ranked.values { for (index, push) in pushes.enumerated() { turn[push.id] = index + 1 } }
         func decided(_ limit: Int) -> Bool {
             if limit < order.count, turn[order[limit - 1].id] == turn[order[limit].id], order[limit - 1].due == order[limit].due { return false }
             let taken = Dictionary(grouping: order.prefix(limit), by: \.appId).mapValues(\.count)
             return taken.allSatisfy { app, count in
+                // The app's `limit` earliest by due time: arbitrary among a due time that straddles the limit.
                 let pushes = ranked[app]!
-                return count == pushes.count || pushes[count - 1].due != pushes[count].due
+                guard pushes.count > limit, pushes[limit - 1].due == pushes[limit].due else { return true }
+                return count <= pushes.firstIndex { $0.due == pushes[limit].due }!
             }
         }
         for distance in 0...max(wanted, order.count) {

@@ -206,6 +206,13 @@ let package = Package(
         ),
         // What the test targets share: child processes that never outlive the test run.
         .target(name: "SignalboxTestSupport", path: "Tests/SignalboxTestSupport"),
+        // The storage ports in memory, built on the model's rules: the reference the SQL backends are checked
+        // against. Only tests depend on it; it is no part of the shipped `signalbox`.
+        .target(
+            name: "SignalboxMemoryStore",
+            dependencies: ["SignalboxModel", .product(name: "SignalboxAPI", package: sdk)],
+            path: "Tests/SignalboxMemoryStore"
+        ),
         // The lab, not shipped: benchmarks and fault injection (`signalbox-bench`). No declared product; it starts
         // the `signalbox` built beside it as server and simulator.
         .executableTarget(
@@ -260,7 +267,7 @@ let package = Package(
         .testTarget(
             name: "SignalboxServerTests",
             dependencies: [
-                "SignalboxTestSupport", "SignalboxDashboard",
+                "SignalboxTestSupport", "SignalboxDashboard", "SignalboxMemoryStore",
                 "SignalboxModel", "SignalboxStore", "SignalboxServer", "SignalboxDelivery", "SignalboxWebhooks",
                 .product(name: "SignalboxAPI", package: sdk),
                 "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator",

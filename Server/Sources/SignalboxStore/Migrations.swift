@@ -259,6 +259,11 @@ enum Migrations {
             // An installation's receipts, newest first: the per-installation cap drops the oldest beyond it.
             "CREATE INDEX reloads_installation ON reloads (app_id, installation_id, recorded_at, reloaded_at)",
         ],
+        [
+            // How many pushes of the event a push absorbed (`Coalescing.Carried`): one event can reach one token
+            // through several installations in pages planned apart, and each of those pushes is owed an outcome.
+            "ALTER TABLE outbox_absorbed ADD COLUMN pushes INTEGER NOT NULL DEFAULT 1",
+        ],
     ]
 
     /// Tables that hang off an app besides installations.

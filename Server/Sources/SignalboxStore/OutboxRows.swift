@@ -2,7 +2,8 @@ import SQLKit
 import SignalboxModel
 
 /// A page's new outbox rows, column by column, and their insert: each row is stored, or absorbed by the pending
-/// push to the same token with the same payload (the partial unique index `outbox_pending`).
+/// push to the same token with the same payload (the partial unique index `outbox_pending`). The rule is
+/// `Coalescing` (SignalboxModel); this is its SQL.
 struct OutboxRows {
     private var ids: [String] = []
     private var installations: [String] = []

@@ -217,7 +217,7 @@ extension SQLRegistryStore {
         return try JSONDecoder().decode(JSONValue.self, from: Data(try row.decode(column: "configuration", as: String.self).utf8))
     }
 
-    /// Inserts the pushes; one already pending for the same token and payload absorbs the new one. With a
+    /// Inserts the pushes; one already pending for the same token and payload absorbs the new one (`Coalescing`). With a
     /// minimum `interval` (seconds, 0 for none), a push waits until its token's last push is that old. Up to
     /// `handOff` pushes due `now` without a pending twin are inserted `sending` under `claim` and returned.
     /// - Returns: how many were absorbed, and the pushes handed off.
@@ -253,7 +253,8 @@ extension SQLRegistryStore {
             for ids in carriers.sorted().chunked(300) {
                 let values = ids.map { id -> SQLQueryString in "(\(bind: id), \(bind: event.id), \(bind: event.appId))" }
                 try await db.raw("""
-                    INSERT INTO outbox_absorbed (push_id, event_id, app_id) VALUES \(values.joined(separator: ", ")) ON CONFLICT DO NOTHING
+                    INSERT INTO outbox_absorbed (push_id, event_id, app_id) VALUES \(values.joined(separator: ", "))
+                    ON CONFLICT (push_id, event_id) DO UPDATE SET pushes = outbox_absorbed.pushes + 1
                     """).run()
                 try await db.raw("UPDATE outbox SET absorbed = 1 WHERE \(backend.among("push_id", Array(ids)))").run()
             }

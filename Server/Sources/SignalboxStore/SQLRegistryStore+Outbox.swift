@@ -20,6 +20,9 @@ extension SQLRegistryStore {
         }
     }
 
+    /// The rule is `ClaimOrder` (SignalboxModel), stated here in SQL for the indexes: each app's due pushes ranked by
+    /// due time then push id, taken in turns. Where the rule breaks ties between apps by app id, this leaves them to
+    /// the database, and it returns the claimed rows in no particular order.
     public func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
         let owner = owner
         let leaseUntil = (now + claimLease.seconds).milliseconds
@@ -183,8 +186,8 @@ extension SQLRegistryStore {
     }
 
     /// Makes a claimed push pending again; if a newer push for the same token and payload is already
-    /// pending, that one carries this push's events instead. With `heldBy`, only while that owner still holds the
-    /// claim. - Returns: whether the push was changed.
+    /// pending, that one carries this push's events instead (`Coalescing`, `Carried.absorb(returning:)`). With
+    /// `heldBy`, only while that owner still holds the claim. - Returns: whether the push was changed.
     @discardableResult
     private static func returnToPending(_ db: any SQLDatabase, _ push: OutboxPush, at: Date, usedAttempt: Bool, heldBy owner: String? = nil) async throws -> Bool {
         let fence: SQLQueryString = owner.map { " AND state = 'sending' AND claimed_by = \(bind: $0)" } ?? ""
@@ -198,18 +201,22 @@ extension SQLRegistryStore {
                 """).first() != nil
         }
         guard try await db.raw("DELETE FROM outbox WHERE push_id = \(bind: push.id)\(fence) RETURNING push_id").first() != nil else { return false }
+        // The twin carries the push's own event and every push it had absorbed, each counted (`Carried.absorb(returning:)`).
         try await db.raw("""
-            INSERT INTO outbox_absorbed (push_id, event_id, app_id)
-            SELECT \(bind: twin), event_id, app_id FROM outbox_absorbed WHERE push_id = \(bind: push.id)
-            UNION SELECT \(bind: twin), \(bind: push.eventId), \(bind: push.appId)
-            ON CONFLICT DO NOTHING
+            INSERT INTO outbox_absorbed (push_id, event_id, app_id, pushes)
+            SELECT \(bind: twin), event_id, MIN(app_id), SUM(pushes) FROM (
+                SELECT event_id, app_id, pushes FROM outbox_absorbed WHERE push_id = \(bind: push.id)
+                UNION ALL SELECT \(bind: push.eventId), \(bind: push.appId), 1) AS carried
+            WHERE true GROUP BY event_id
+            ON CONFLICT (push_id, event_id) DO UPDATE SET pushes = outbox_absorbed.pushes + excluded.pushes
             """).run()
         try await db.raw("UPDATE outbox SET absorbed = 1 WHERE push_id = \(bind: twin)").run()
         try await db.raw("DELETE FROM outbox_absorbed WHERE push_id = \(bind: push.id)").run()
         return true
     }
 
-    /// Adds finished pushes' outcomes to the counters of every event they carry (their outbox rows are gone).
+    /// Adds finished pushes' outcomes to the counters of every event they carry (their outbox rows are gone):
+    /// `Coalescing.Carried.credits`.
     private static func credit(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, counter: EventCounter)], now: Date) async throws {
         guard !credits.isEmpty else { return }
         var counts: [EventCounter: [String: Int]] = [:]  // counter → event → count
@@ -221,9 +228,9 @@ extension SQLRegistryStore {
             }
             let carriers = chunk.filter(\.push.carriesAbsorbedEvents).map(\.push.id)
             if !carriers.isEmpty {
-                for row in try await db.raw("SELECT push_id, event_id FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").all() {
+                for row in try await db.raw("SELECT push_id, event_id, pushes FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").all() {
                     guard let name = column[try row.decode(column: "push_id", as: String.self)] else { continue }
-                    counts[name, default: [:]][try row.decode(column: "event_id", as: String.self), default: 0] += 1
+                    counts[name, default: [:]][try row.decode(column: "event_id", as: String.self), default: 0] += try row.decode(column: "pushes", as: Int.self)
                 }
                 try await db.raw("DELETE FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").run()
             }

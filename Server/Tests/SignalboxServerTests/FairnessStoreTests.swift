@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 
 /// Apps share the fan-out and the claim; finished events are purged after their retention; an event whose
-/// fan-out keeps failing is given up (real SQLite, in memory).
+/// fan-out keeps failing is given up (on every backend, the memory store included).
 @Suite struct FairnessStoreTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -20,10 +20,9 @@ import Testing
         )
     }
 
-    /// A fresh in-memory store with apps `a` and `b`; `tokens[app]` controls registered, one installation each.
-    func withStore(_ backend: Backend, tokens: [String: Int], _ body: (SQLRegistryStore) async throws -> Void) async throws {
-        let store = try await backend.open()
-        do {
+    /// A fresh store with apps `a` and `b`; `tokens[app]` controls registered, one installation each.
+    func withStore(_ backend: StoreBackend, tokens: [String: Int], _ body: (any PortStores) async throws -> Void) async throws {
+        try await backend.withStore { store in
             for app in ["a", "b"] {
                 try await store.createApp(RegistryStoreConformance.app(app))
                 for index in 0..<tokens[app, default: 0] {
@@ -33,14 +32,10 @@ import Testing
                 }
             }
             try await body(store)
-        } catch {
-            try await store.close()
-            throw error
         }
-        try await store.close()
     }
 
-    @Test(arguments: Backend.available) func theClaimTakesTurnsBetweenApps(_ backend: Backend) async throws { try await withStore(backend, tokens: ["a": 50, "b": 2]) { store in
+    @Test(arguments: StoreBackend.available) func theClaimTakesTurnsBetweenApps(_ backend: StoreBackend) async throws { try await withStore(backend, tokens: ["a": 50, "b": 2]) { store in
         try await store.createEvent(event("ea", app: "a", createdAt: now))
         try await store.createEvent(event("eb", app: "b", createdAt: now + 1))
         _ = try await store.fanOutStep(eventId: "ea", batchSize: 100, now: now + 2, handOff: 0)
@@ -58,7 +53,7 @@ import Testing
         #expect(Set((first + rest).map(\.token)).count == 52)
     } }
 
-    @Test(arguments: Backend.available) func eachAppsOldestEventIsFannedOutInTurns(_ backend: Backend) async throws { try await withStore(backend, tokens: ["a": 3, "b": 1]) { store in
+    @Test(arguments: StoreBackend.available) func eachAppsOldestEventIsFannedOutInTurns(_ backend: StoreBackend) async throws { try await withStore(backend, tokens: ["a": 3, "b": 1]) { store in
         try await store.createEvent(event("a1", app: "a", createdAt: now))
         try await store.createEvent(event("a2", app: "a", createdAt: now + 1))
         try await store.createEvent(event("b1", app: "b", createdAt: now + 2))
@@ -72,7 +67,7 @@ import Testing
         #expect(try await store.eventsToFanOut(limit: 10).map(\.id) == ["a2", "b1"])
     } }
 
-    @Test(arguments: Backend.available) func finishedEventsArePurgedAfterTheirRetention(_ backend: Backend) async throws { try await withStore(backend, tokens: ["a": 2]) { store in
+    @Test(arguments: StoreBackend.available) func finishedEventsArePurgedAfterTheirRetention(_ backend: StoreBackend) async throws { try await withStore(backend, tokens: ["a": 2]) { store in
         let day: TimeInterval = 86_400
         // done (old), failed (old), done (recent), still delivering (old).
         for (id, age) in [("done-old", 8 * day), ("failed-old", 8 * day), ("done-recent", 6 * day), ("busy-old", 8 * day)] {
@@ -102,7 +97,7 @@ import Testing
         #expect(try await store.eventStatus(appId: "a", id: "done-recent") == nil)
     } }
 
-    @Test(arguments: Backend.available) func anEventWhoseFanOutKeepsFailingIsGivenUpWhileOthersGoOn(_ backend: Backend) async throws { try await withStore(backend, tokens: ["a": 3, "b": 1]) { store in
+    @Test(arguments: StoreBackend.available) func anEventWhoseFanOutKeepsFailingIsGivenUpWhileOthersGoOn(_ backend: StoreBackend) async throws { try await withStore(backend, tokens: ["a": 3, "b": 1]) { store in
         // The oldest event, of app a, fails every step; a later event of a and one of b must still be fanned out.
         try await store.createEvent(event("bad", app: "a", createdAt: now))
         try await store.createEvent(event("a2", app: "a", createdAt: now + 1))
@@ -137,14 +132,14 @@ import Testing
     } }
 }
 
-/// The SQLite store, except that the fan-out steps of one event throw.
+/// A store, except that the fan-out steps of one event throw.
 final class FailingStepStore: DeliveryStore, Sendable {
     struct Injected: Error {}
-    let base: SQLRegistryStore
+    let base: any DeliveryStore
     let failing: String
     private let count = Mutex(0)
 
-    init(base: SQLRegistryStore, failing: String) {
+    init(base: any DeliveryStore, failing: String) {
         self.base = base
         self.failing = failing
     }

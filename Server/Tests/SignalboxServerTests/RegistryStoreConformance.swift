@@ -145,6 +145,42 @@ struct RegistryStoreConformance {
         #expect(try await holdsAll("stranger"))
     }
 
+    /// An older revision is refused with the current one and changes nothing; the same one again is applied. Quotas
+    /// refuse a new installation or enumerator beyond the limit, never a renewal.
+    func revisionsAndQuotasRefuseWrites() async throws {
+        let installation = Installation(id: "i", userId: "u", channels: ["a"], environment: .sandbox)
+        try await store.putInstallation(appId: "a", installation, now: now, maxPerUser: 1, revision: 3)
+        let stale = await #expect(throws: StoreError.self) {
+            try await store.putInstallation(appId: "a", Installation(id: "i", userId: "u", channels: ["old"], environment: .sandbox), now: now, maxPerUser: nil, revision: 2)
+        }
+        #expect(stale?.code == .conflict && stale?.currentRevision == 3)
+        try await store.putInstallation(appId: "a", Installation(id: "i", userId: "u", channels: ["b"], environment: .sandbox), now: now, maxPerUser: 1, revision: 3)
+        #expect(try await store.installation(appId: "a", id: "i", now: now)?.installation.channels == ["b"], "a renewal is within the quota")
+        let quota = await #expect(throws: StoreError.self) {
+            try await store.putInstallation(appId: "a", Installation(id: "i2", userId: "u", channels: [], environment: .sandbox), now: now, maxPerUser: 1)
+        }
+        #expect(quota?.code == .quotaExceeded)
+        try await store.putControls(appId: "a", installationId: "i", [Control(kind: "k", pushToken: "02")], now: now, revision: 9)
+        await #expect(throws: StoreError.self) {
+            try await store.putControls(appId: "a", installationId: "i", [Control(kind: "k", pushToken: "01")], now: now, revision: 8)
+        }
+        #expect(try await store.installation(appId: "a", id: "i", now: now)?.controls.map(\.pushToken) == ["02"])
+        let registration = FileProviderRegistration(pushToken: "ff", domains: [.init(id: "d", replicated: false)])
+        try await store.putFileProvider(appId: "a", installationId: "i", registration, now: now, revision: 2)
+        try await store.putEnumerator(appId: "a", installationId: "i", Enumerator(domain: "d", container: "c1", expiresAt: now + 60), now: now, maxLive: 1)
+        try await store.putEnumerator(appId: "a", installationId: "i", Enumerator(domain: "d", container: "c1", expiresAt: now + 90), now: now, maxLive: 1)
+        let enumerators = await #expect(throws: StoreError.self) {
+            try await store.putEnumerator(appId: "a", installationId: "i", Enumerator(domain: "d", container: "c2", expiresAt: now + 60), now: now, maxLive: 1)
+        }
+        #expect(enumerators?.code == .quotaExceeded)
+        await #expect(throws: StoreError.self) { try await store.deleteFileProvider(appId: "a", installationId: "i", now: now, revision: 1) }
+        #expect(try await store.deleteFileProvider(appId: "a", installationId: "i", now: now, revision: 3))
+        #expect(try await !store.deleteFileProvider(appId: "a", installationId: "i", now: now, revision: 3), "nothing left to remove")
+        await #expect(throws: StoreError.self) { try await store.putFileProvider(appId: "a", installationId: "i", registration, now: now, revision: 2) }
+        let snapshot = try await store.installation(appId: "a", id: "i", now: now)
+        #expect(snapshot?.fileProvider == nil && snapshot?.enumerators == [], "a late PUT does not revive it")
+    }
+
     func quotesInValuesAreData() async throws {
         let id = "o'brien\"; DROP TABLE apps; --"
         try await store.putInstallation(appId: "a", Installation(id: id, userId: id, channels: [id], environment: .sandbox), now: now)
@@ -153,34 +189,38 @@ struct RegistryStoreConformance {
     }
 }
 
-/// The conformance suite on every backend, plus what only a file shows.
+/// The conformance suite on every backend, memory included; then what only SQL shows: instances writing one
+/// database at once (PostgreSQL), and a file reopened with its migrations (SQLite).
 @Suite struct RegistryStoreTests {
-    @Test(arguments: Backend.available) func appsRoundTripAndStayApart(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.available) func appsRoundTripAndStayApart(_ backend: StoreBackend) async throws {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).appsRoundTripAndStayApart() }
     }
-    @Test(arguments: Backend.available) func registrationsReplaceTheirSets(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.available) func registrationsReplaceTheirSets(_ backend: StoreBackend) async throws {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).registrationsReplaceTheirSets() }
     }
-    @Test(arguments: Backend.available) func identicalWritesOnlyTouchLastSeen(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.available) func identicalWritesOnlyTouchLastSeen(_ backend: StoreBackend) async throws {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).identicalWritesOnlyTouchLastSeen() }
     }
-    @Test(arguments: Backend.available) func writesNeedTheirParents(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.available) func writesNeedTheirParents(_ backend: StoreBackend) async throws {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).writesNeedTheirParents() }
     }
-    @Test(arguments: Backend.available) func concurrentWritesEachGetTheirOwnAnswer(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.available) func concurrentWritesEachGetTheirOwnAnswer(_ backend: StoreBackend) async throws {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).concurrentWritesEachGetTheirOwnAnswer() }
     }
-    @Test(arguments: Backend.available) func leasesExpireAndAreCleanedUp(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.available) func leasesExpireAndAreCleanedUp(_ backend: StoreBackend) async throws {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).leasesExpireAndAreCleanedUp() }
     }
-    @Test(arguments: Backend.available) func onlyTheSameUsersInstallationGivesATokenUp(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.available) func onlyTheSameUsersInstallationGivesATokenUp(_ backend: StoreBackend) async throws {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).onlyTheSameUsersInstallationGivesATokenUp() }
     }
-    @Test(arguments: Backend.available) func quotesInValuesAreData(_ backend: Backend) async throws {
+    @Test(arguments: StoreBackend.available) func revisionsAndQuotasRefuseWrites(_ backend: StoreBackend) async throws {
+        try await backend.withStore { try await RegistryStoreConformance(store: $0).revisionsAndQuotasRefuseWrites() }
+    }
+    @Test(arguments: StoreBackend.available) func quotesInValuesAreData(_ backend: StoreBackend) async throws {
         try await backend.withStore { try await RegistryStoreConformance(store: $0).quotesInValuesAreData() }
     }
 
-    /// Two instances writing one resource with revisions at once: whatever the interleaving, the newest revision's
+    /// PostgreSQL only (instances sharing one database at once). Two instances writing one resource with revisions at once: whatever the interleaving, the newest revision's
     /// write is the one stored (an older one either lands first or is refused).
     @Test(arguments: Backend.shared) func concurrentRevisionedWritesLandInRevisionOrder(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
@@ -206,6 +246,7 @@ struct RegistryStoreConformance {
         }
     }
 
+    /// SQLite only: a file reopened by the next process, with its migrations.
     @Test func dataSurvivesReopeningAndMigrationsRunOnce() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }

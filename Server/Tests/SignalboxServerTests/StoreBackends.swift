@@ -1,0 +1,48 @@
+import Foundation
+import SignalboxMemoryStore
+import SignalboxModel
+import SignalboxStore
+import Testing
+
+/// The ports a conformance suite drives.
+typealias PortStores = RegistryStore & DeliveryStore
+
+/// The backends the port conformance suites run on: the memory store (the model's rules, no SQL) and every SQL
+/// backend `Backend.available` lists. Tests of what only SQL has (files, migrations, instances sharing a database)
+/// stay on `Backend`.
+enum StoreBackend: Hashable, Sendable, CustomTestStringConvertible {
+    case memory
+    case sql(Backend)
+
+    static var available: [StoreBackend] { [.memory] + Backend.available.map(StoreBackend.sql) }
+
+    var testDescription: String {
+        switch self {
+        case .memory: "memory"
+        case .sql(let backend): backend.rawValue
+        }
+    }
+
+    /// Whether one process owns the storage, so that the next process takes back every claim of the one before at
+    /// once (memory and SQLite); on PostgreSQL only an ended lease says a claim's owner is gone.
+    var ownedByOneProcess: Bool { self != .sql(.postgres) }
+
+    /// Runs `body` with a fresh, empty store and closes it.
+    func withStore(claimLease: Duration = .seconds(60), _ body: (any PortStores) async throws -> Void) async throws {
+        switch self {
+        case .memory: try await body(MemoryStore(claimLease: claimLease))
+        case .sql(let backend): try await backend.withStore(claimLease: claimLease) { try await body($0) }
+        }
+    }
+
+    /// Runs `body` with `count` stores on one fresh storage, as `count` processes would have them (for memory,
+    /// `MemoryStore.reopened()`), and closes them.
+    func withStores(_ count: Int, claimLease: Duration = .seconds(60), _ body: ([any PortStores]) async throws -> Void) async throws {
+        switch self {
+        case .memory:
+            let first = MemoryStore(claimLease: claimLease)
+            try await body([first] + (1..<max(1, count)).map { _ in first.reopened() })
+        case .sql(let backend): try await backend.withStores(count, claimLease: claimLease) { try await body($0) }
+        }
+    }
+}

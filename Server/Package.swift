@@ -237,12 +237,21 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "SignalboxDeliveryTests",
+            dependencies: [
+                "SignalboxDelivery", "SignalboxMemoryStore", "SignalboxModel", "SignalboxAPNs", "SignalboxTestSupport",
+                .product(name: "SignalboxAPI", package: sdk),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "SignalboxModelTests",
             dependencies: ["SignalboxModel", "SignalboxAPNs", .product(name: "SignalboxAPI", package: sdk)]
         ),
         .testTarget(
             name: "SignalboxAPNsTests",
-            dependencies: ["SignalboxAPNs", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SignalboxAPNs", "SignalboxTestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "APNsSimulatorTests",

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SignalboxAPNs
+import SignalboxTestSupport
 import Synchronization
 import Testing
 

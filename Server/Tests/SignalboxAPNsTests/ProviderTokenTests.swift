@@ -1,16 +1,9 @@
 import Crypto
 import Foundation
 import SignalboxAPNs
+import SignalboxTestSupport
 import Synchronization
 import Testing
-
-/// A settable wall clock for token-age tests.
-final class TestClock: Sendable {
-    private let current: Mutex<Date>
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
-    var now: Date { current.withLock { $0 } }
-    func advance(minutes: Double) { current.withLock { $0 += minutes * 60 } }
-}
 
 @Suite struct ProviderTokenTests {
     let privateKey = P256.Signing.PrivateKey()

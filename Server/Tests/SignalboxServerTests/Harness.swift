@@ -7,6 +7,7 @@ import Logging
 import SignalboxDashboard
 import SignalboxServer
 import SignalboxStore
+import SignalboxTestSupport
 import Synchronization
 import Testing
 
@@ -31,7 +32,7 @@ struct Harness {
         // Everything that can throw comes before the store is opened: `run` closes it.
         let secrets = try SecretBox(masterKey: masterKey ?? Secret.randomBytes(32))
         let store = if let store { store } else { try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store")) }
-        let clock = TestClock()
+        let clock = TestClock(Date())
         let harness = Harness(
             dependencies: APIDependencies(
                 configuration: configuration, store: store, dashboardSessions: store.dashboardSessions, adminKey: adminKey, secrets: secrets,
@@ -120,9 +121,3 @@ func jsonString(_ text: String) -> String {
 
 let token64 = String(repeating: "ab", count: 32)
 
-/// A clock tests move by hand.
-final class TestClock: Sendable {
-    private let date = Mutex(Date())
-    var now: Date { date.withLock { $0 } }
-    func advance(seconds: Double) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}

@@ -1,0 +1,92 @@
+import Foundation
+import SignalboxAPNs
+import SignalboxModel
+import Synchronization
+import Testing
+
+/// The engine's rules end to end on the memory store: what each token receives, what each event is credited with.
+@Suite struct DeliveryEngineTests {
+    @Test func everyTokenGetsOnePushThroughPagesHandOffsAndClaims() async throws {
+        try await Engine.run(configure: {
+            // Small pages and few slots: hand-offs, waits for room and claims all take part.
+            $0.fanOutBatch = 40
+            $0.maxInFlight = 30
+            $0.claimBatch = 20
+        }) { engine in
+            let tokens = try await engine.register(250)
+            try await engine.post("e1")
+            let status = try await engine.waitUntilDone("e1")
+            #expect(engine.apns.counts == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }), "nothing lost, nothing twice")
+            #expect(status?.matched == 250 && status?.delivered == 250 && status?.coalesced == 0, "\(String(describing: status))")
+            #expect(try await engine.store.outboxDepth() == 0)
+        }
+    }
+
+    @Test func aRetryWaitsForItsTimeOnTheClock() async throws {
+        let flaky = String(format: "%064x", 0xA000 + 7)
+        try await Engine.run(answer: { token, attempt in
+            token == flaky && attempt == 1 ? APNsResponse(status: 500, reason: .internalServerError) : APNsResponse(status: 200)
+        }) { engine in
+            let tokens = try await engine.register(10)
+            try await engine.post("e1")
+            try await engine.waitUntil("the other nine delivered") { try await engine.status("e1")?.delivered == 9 }
+            // Its retry is due a second or more from now, and the engine's clock does not move by itself.
+            #expect(try await engine.store.outboxDepth() == 1)
+            #expect(engine.apns.counts[flaky] == 1)
+            #expect(try await engine.store.nextDueDate(pausedApps: []).map { $0 > engine.clock.now } == true)
+            engine.clock.advance(seconds: 3_600)
+            let status = try await engine.waitUntilDone("e1")
+            #expect(engine.apns.counts == Dictionary(uniqueKeysWithValues: tokens.map { ($0, $0 == flaky ? 2 : 1) }))
+            #expect(status?.delivered == 10 && status?.failed == 0)
+        }
+    }
+
+    @Test func anUnregisteredTokenIsRemovedAndCounted() async throws {
+        let gone = String(format: "%064x", 0xA000 + 3)
+        let since = Date(timeIntervalSince1970: 1_800_000_060)
+        try await Engine.run(answer: { token, _ in
+            token == gone ? APNsResponse(status: 410, reason: .unregistered, timestamp: since) : APNsResponse(status: 200)
+        }) { engine in
+            _ = try await engine.register(10)
+            try await engine.post("e1")
+            let status = try await engine.waitUntilDone("e1")
+            #expect(status?.delivered == 9 && status?.pruned == 1, "\(String(describing: status))")
+            let installation = try await engine.store.installation(appId: Engine.appId, id: "i0003", now: engine.clock.now)
+            #expect(installation?.controls.isEmpty == true, "APNs said the token is gone since after it was registered")
+            try await engine.post("e2")
+            try await engine.waitUntilDone("e2")
+            #expect(engine.apns.counts[gone] == 1, "a removed token is not pushed again")
+        }
+    }
+
+    /// A push planned while a pending push with the same token and payload waits is absorbed into it: the token
+    /// gets one push for both events, and both events are credited with its answer.
+    @Test func aPendingPushAbsorbsItsTwinAndCreditsBothEvents() async throws {
+        let gate = Mutex(true)
+        try await Engine.run(configure: {
+            $0.fanOutBatch = 50
+            $0.maxInFlight = 10
+        }, answer: { _, _ in
+            while gate.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+            return APNsResponse(status: 200)
+        }) { engine in
+            let tokens = try await engine.register(50)
+            try await engine.post("e1")
+            try await engine.post("e2")
+            // Ten pushes of e1 are held by APNs; everything else of both events is planned behind them.
+            try await engine.waitUntil("both events planned") {
+                try await engine.status("e2")?.matched == 50 && engine.apns.counts.count == 10
+            }
+            let coalesced = try #require(try await engine.status("e2")?.coalesced)
+            #expect(coalesced == 40, "e2's pushes to the forty pending tokens were absorbed")
+            gate.withLock { $0 = false }
+            let first = try await engine.waitUntilDone("e1")
+            let second = try await engine.waitUntilDone("e2")
+            #expect(first?.delivered == 50 && second?.delivered == 50, "\(String(describing: first)) \(String(describing: second))")
+            let counts = engine.apns.counts
+            #expect(Set(counts.keys) == Set(tokens))
+            #expect(counts.values.filter { $0 == 2 }.count == 50 - coalesced, "only tokens whose push was already in flight got two")
+            #expect(counts.values.allSatisfy { $0 == 1 || $0 == 2 })
+        }
+    }
+}

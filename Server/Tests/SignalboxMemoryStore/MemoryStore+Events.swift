@@ -148,8 +148,11 @@ extension StoredInstallation {
             }
         case .widgets(let kinds, let filter):
             guard let widgets else { return [] }
-            let entries = widgets.widgets.filter { kinds.isEmpty || kinds.contains($0.kind) }.map { (kind: $0.kind, configuration: filter == nil ? JSONValue.object([:]) : $0.configuration) }
-            return entries.isEmpty ? [] : [FanOutCandidate(installationId: id, environment: installation.environment, token: widgets.pushToken, entries: entries)]
+            let entries = widgets.widgets.filter { kinds.isEmpty || kinds.contains($0.kind) }.map {
+                (kind: $0.kind, configuration: filter == nil ? JSONValue.object([:]) : $0.configuration)
+            }
+            guard !entries.isEmpty else { return [] }
+            return [FanOutCandidate(installationId: id, environment: installation.environment, token: widgets.pushToken, entries: entries)]
         case .fileProvider(let domain, let container):
             guard let fileProvider, let registered = fileProvider.domains.first(where: { $0.id == domain }) else { return [] }
             let live = (enumerators[EnumeratorKey(domain: domain, container: container)] ?? .min) > now

@@ -73,7 +73,10 @@ struct CrossCheckDraw {
     }
 
     mutating func fileProvider() -> FileProviderRegistration {
-        var domains = [FileProviderDomain(id: "d1", replicated: chance(30))].filter { _ in chance(80) } + [FileProviderDomain(id: "d2", replicated: false)].filter { _ in chance(60) }
+        var domains: [FileProviderDomain] = []
+        let replicated = chance(30)
+        if chance(80) { domains.append(FileProviderDomain(id: "d1", replicated: replicated)) }
+        if chance(60) { domains.append(FileProviderDomain(id: "d2", replicated: false)) }
         if chance(30) { domains.reverse() }
         return FileProviderRegistration(pushToken: pick(["f0", "f1"]), domains: domains)
     }

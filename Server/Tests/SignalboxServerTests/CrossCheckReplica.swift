@@ -42,6 +42,8 @@ struct PushIdentity: Hashable, Comparable, CustomStringConvertible {
 extension PushIdentity {
     /// A push with what its claim says about it: attempts, absorbed events, kind, environment, event time.
     static func described(_ push: OutboxPush) -> String {
-        "\(PushIdentity(push)) attempts \(push.attempts)\(push.carriesAbsorbedEvents ? " +absorbed" : "") \(push.kind.rawValue) \(push.environment.rawValue) at \(push.eventCreatedAt.timeIntervalSince1970)"
+        let absorbed = push.carriesAbsorbedEvents ? " +absorbed" : ""
+        return "\(PushIdentity(push)) attempts \(push.attempts)\(absorbed) \(push.kind.rawValue) \(push.environment.rawValue)"
+            + " at \(push.eventCreatedAt.timeIntervalSince1970)"
     }
 }

@@ -35,7 +35,8 @@ extension CrossCheckRun {
             try await store.createEvent(record)
         case .fanOut(let event, let batch, let handOff):
             let step = try await store.fanOutStep(eventId: event, batchSize: batch, now: now, handOff: handOff)
-            return "planned \(step.planned), coalesced \(step.coalesced), finished \(step.finished), busy \(step.busy), handed off [\(replica.hold(step.handedOff))]"
+            let handedOff = replica.hold(step.handedOff)
+            return "planned \(step.planned), coalesced \(step.coalesced), finished \(step.finished), busy \(step.busy), handed off [\(handedOff)]"
         case .claim(let limit, let paused):
             return "claimed [\(replica.hold(try await store.claimDuePushes(now: now, limit: limit, pausedApps: paused)))]"
         case .complete(let results):

@@ -28,6 +28,8 @@ struct RegisteredKey: Sendable {
 /// What one connection has proven: the provider token it last accepted, and when.
 struct ConnectionAuth: Sendable {
     var acceptedJWT: String?
+    /// The first 16 hex digits of the accepted token's SHA-256, made once per token (`AcceptedPush.providerTokenDigest`).
+    var acceptedDigest: String?
     var acceptedAt: Date?
     /// The first team seen on the connection; other teams are refused.
     var teamId: String?
@@ -106,7 +108,7 @@ struct PushValidator {
                 token: deviceToken.hex, topic: topic, pushType: type.rawValue, priority: priority,
                 expiration: expiration, collapseId: collapseId, apnsId: apnsId,
                 payload: String(decoding: request.body, as: UTF8.self), receivedAt: now, connectionId: connectionId, keyId: keyId,
-                providerTokenDigest: headers["authorization"].map { SHA256.hash(data: Data($0.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined() }
+                providerTokenDigest: connection.acceptedDigest
             )
         )
     }
@@ -141,7 +143,8 @@ struct PushValidator {
                 connection.blockedUntil = acceptedAt.addingTimeInterval(Self.providerTokenUpdateInterval)
                 return refuse(429, .tooManyProviderTokenUpdates)
             }
-            connection = ConnectionAuth(acceptedJWT: String(jwt), acceptedAt: now, teamId: parsed.teamId)
+            let digest = SHA256.hash(data: Data(jwt.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+            connection = ConnectionAuth(acceptedJWT: String(jwt), acceptedDigest: digest, acceptedAt: now, teamId: parsed.teamId)
         }
         return .success((parsed.keyId, key))
     }

@@ -76,13 +76,13 @@ extension APNsSimulator {
     }
 }
 
-/// A small seeded generator (SplitMix64), so fault runs repeat.
-struct SeededGenerator: RandomNumberGenerator {
+/// A small seeded generator (SplitMix64), so fault runs and randomized tests that print their seed repeat.
+public struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

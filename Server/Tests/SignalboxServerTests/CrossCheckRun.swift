@@ -1,3 +1,4 @@
+import APNsSimulator
 import Foundation
 import SignalboxAPI
 import SignalboxMemoryStore

@@ -65,8 +65,8 @@ public struct FanOutService: Service {
                 for event in round where !Task.isCancelled {
                     do {
                         let outcome = try await step(event, pageSize: pages.size(of: event.id), apps: round.count, accepted: accepted)
-                        failures.succeeded(event.id)
                         if outcome == .interrupted { break }
+                        failures.succeeded(event.id)
                         pages.took(event.id)
                         busy += outcome == .busy ? 1 : 0
                     } catch {

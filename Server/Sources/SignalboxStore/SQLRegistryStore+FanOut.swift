@@ -3,9 +3,12 @@ import SQLKit
 import SignalboxAPI
 import SignalboxModel
 
-/// The fan-out step: plans one page of installations and stores its pushes atomically.
+/// The fan-out's storage: reads one page of installations for the engine to plan, and stores the page's pushes in
+/// the same transaction.
 extension SQLRegistryStore {
-    public func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep {
+    public func fanOutPage(
+        eventId: String, batchSize: Int, now: Date, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+    ) async throws -> FanOutStep {
         let claim = Claim(owner: owner, leaseUntil: (now + claimLease.seconds).milliseconds)
         let backend = backend
         return try await transaction { db in
@@ -37,26 +40,36 @@ extension SQLRegistryStore {
             let cursor = try range?.cursor ?? (row.decodeNil(column: "fan_out_cursor") ? "" : row.decode(column: "fan_out_cursor", as: String.self))
             let (page, exhausted) = try await Self.installationPage(db, backend, event: event, after: cursor, upTo: range?.upperBound, limit: batchSize)
             let candidates = try await Self.candidates(db, backend, event: event, page: page, now: now)
-            let pushes = FanOutPlanner.plan(event.request.target, candidates: candidates)
-            // An event's pushes share one kind, so at most one minimum interval applies.
-            var interval = 0
-            if let kind = pushes.first?.kind { interval = try await Self.intervals(db, appId: event.appId)[kind] ?? 0 }
-            let (coalesced, handedOff) = try await Self.enqueue(db, backend, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
-            var finished = exhausted
-            if let range {
-                finished = try await Self.advance(db, range, to: page.last?.id, rangeFinished: finished, matched: pushes.count, coalesced: coalesced)
-            } else {
-                try await db.raw("""
-                    UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
-                        fan_out_cursor = \(bind: page.last?.id ?? cursor), matched = matched + \(bind: pushes.count),
-                        coalesced = coalesced + \(bind: coalesced)
-                    WHERE event_id = \(bind: eventId) AND state IN ('accepted', 'fanning-out')
-                    """).run()
-            }
-            if finished { try await Self.recordIfSettled(db, eventId: eventId, now: now) }
-            if pushes.count > coalesced + handedOff.count, let announce = backend.announce(.pushesQueued) { try await db.raw(announce).run() }
-            return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
+            let position = PagePosition(cursor: page.last?.id ?? cursor, exhausted: exhausted, range: range)
+            return try await step(FanOutPage(event: event, candidates: candidates) { pushes, handOff in
+                try await Self.store(db, backend, pushes, event: event, position: position, now: now, handOff: handOff, claim: claim)
+            })
         }
+    }
+
+    /// Stores a page's planned pushes and moves the event (or its range) past the page.
+    private static func store(
+        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, position: PagePosition, now: Date,
+        handOff: Int, claim: Claim
+    ) async throws -> FanOutStep {
+        // An event's pushes share one kind, so at most one minimum interval applies.
+        var interval = 0
+        if let kind = pushes.first?.kind { interval = try await Self.intervals(db, appId: event.appId)[kind] ?? 0 }
+        let (coalesced, handedOff) = try await Self.enqueue(db, backend, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
+        var finished = position.exhausted
+        if let range = position.range {
+            finished = try await Self.advance(db, range, to: position.cursor, rangeFinished: finished, matched: pushes.count, coalesced: coalesced)
+        } else {
+            try await db.raw("""
+                UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
+                    fan_out_cursor = \(bind: position.cursor), matched = matched + \(bind: pushes.count),
+                    coalesced = coalesced + \(bind: coalesced)
+                WHERE event_id = \(bind: event.id) AND state IN ('accepted', 'fanning-out')
+                """).run()
+        }
+        if finished { try await Self.recordIfSettled(db, eventId: event.id, now: now) }
+        if pushes.count > coalesced + handedOff.count, let announce = backend.announce(.pushesQueued) { try await db.raw(announce).run() }
+        return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
     }
 
     /// The event's row while its fan-out is still to do.
@@ -274,4 +287,11 @@ extension SQLRegistryStore {
         }
         return Set(pushes.map(\.coalescingKey)).subtracting(twins)
     }
+}
+
+/// Where a page read ends: the cursor its pushes move the event (or range) to, and whether the audience ends there.
+private struct PagePosition: Sendable {
+    let cursor: String
+    let exhausted: Bool
+    let range: FanOutRange?
 }

@@ -2,7 +2,7 @@ import Foundation
 import SignalboxAPI
 import SignalboxModel
 
-/// Events, minimum intervals, and the fan-out: one page of the audience planned by `FanOutPlanner` per step.
+/// Events, minimum intervals, and the fan-out's pages: read for the engine to plan, then written with the pushes it planned.
 extension MemoryStore: DeliveryStore {
     public func pushIntervals(appId: String) async throws -> [PushKind: Int] {
         withState { $0.intervals[appId] ?? [:] }
@@ -59,15 +59,34 @@ extension MemoryStore: DeliveryStore {
         }
     }
 
-    public func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep {
-        let claim = (owner: owner, leaseUntil: (now + claimLease.seconds).milliseconds)
-        return withState { state in
-            guard let event = state.events[eventId], event.plannable else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
+    public func fanOutPage(
+        eventId: String, batchSize: Int, now: Date, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+    ) async throws -> FanOutStep {
+        let read = withState { state -> (event: EventRecord, cursor: String, page: [FanOutCandidate], last: String?, finished: Bool)? in
+            guard let event = state.events[eventId], event.plannable else { return nil }
             let record = event.record
             let audience = state.installations(of: record.appId).filter { $0.id > event.cursor && $0.installation.isIn(record.request) }
             let page = audience.prefix(max(0, batchSize))
             let candidates = page.flatMap { $0.installation.candidates(for: record.request.target, id: $0.id, now: now.milliseconds) }
-            let pushes = FanOutPlanner.plan(record.request.target, candidates: candidates)
+            // As the SQL's page query: the audience ends with a page shorter than asked for.
+            return (record, event.cursor, candidates, page.last?.id, audience.count < batchSize)
+        }
+        guard let read else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
+        let page = FanOutPage(event: read.event, candidates: read.page) { pushes, handOff in
+            self.store(pushes, event: read.event, from: read.cursor, to: read.last ?? read.cursor, finished: read.finished, now: now, handOff: handOff)
+        }
+        return try await step(page)
+    }
+
+    /// Stores a page's pushes and moves the event's cursor from `from` to `to`; a page another step stored
+    /// meanwhile (the cursor moved) is dropped as `busy`, where the SQL backends' locks keep a second step out.
+    private func store(
+        _ pushes: [PlannedPush], event record: EventRecord, from: String, to: String, finished: Bool, now: Date, handOff: Int
+    ) -> FanOutStep {
+        let claim = (owner: owner, leaseUntil: (now + claimLease.seconds).milliseconds)
+        return withState { state in
+            guard let event = state.events[record.id], event.plannable else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
+            guard event.cursor == from else { return FanOutStep(planned: 0, coalesced: 0, finished: false, busy: true) }
             let interval = pushes.first.flatMap { state.intervals[record.appId]?[$0.kind] } ?? 0
             let sent = state.lastSent
             let due = { (push: PlannedPush) in
@@ -100,12 +119,10 @@ extension MemoryStore: DeliveryStore {
                     coalesced += 1
                 }
             }
-            // As the SQL's page query: the audience ends with a page shorter than asked for.
-            let finished = audience.count < batchSize
-            state.events[eventId]!.state = finished ? .delivering : .fanningOut
-            state.events[eventId]!.cursor = page.last?.id ?? event.cursor
-            state.events[eventId]!.matched += pushes.count
-            state.events[eventId]!.coalesced += coalesced
+            state.events[record.id]!.state = finished ? .delivering : .fanningOut
+            state.events[record.id]!.cursor = to
+            state.events[record.id]!.matched += pushes.count
+            state.events[record.id]!.coalesced += coalesced
             return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
         }
     }

@@ -3,7 +3,7 @@ import SignalboxModel
 import Synchronization
 
 /// `RegistryStore` and `DeliveryStore` in memory, built on the model's rules (`Coalescing`, `ClaimOrder`,
-/// `PushLife`, `TokenPruning`, `MinimumInterval`, `FanOutPlanner`, `EventStatus`) with no SQL: the reference the
+/// `PushLife`, `TokenPruning`, `MinimumInterval`, `EventStatus`) with no SQL: the reference the
 /// SQL backends are checked against, and a fast store for tests. Not shipped.
 ///
 /// Like SQLite, its storage belongs to one process: `reopened()` is the next process on the same memory, whose

@@ -146,12 +146,14 @@ final class FailingStepStore: DeliveryStore, Sendable {
 
     var attempts: Int { count.withLock { $0 } }
 
-    func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep {
+    func fanOutPage(
+        eventId: String, batchSize: Int, now: Date, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+    ) async throws -> FanOutStep {
         if eventId == failing {
             count.withLock { $0 += 1 }
             throw Injected()
         }
-        return try await base.fanOutStep(eventId: eventId, batchSize: batchSize, now: now, handOff: handOff)
+        return try await base.fanOutPage(eventId: eventId, batchSize: batchSize, now: now, step)
     }
 
     func pushIntervals(appId: String) async throws -> [PushKind: Int] { try await base.pushIntervals(appId: appId) }

@@ -14,12 +14,11 @@ public protocol DeliveryStore: Sendable {
     /// The oldest event of each app whose fan-out is not finished, at most `limit` (apps), oldest first: an
     /// app's later events wait for its earlier ones, other apps' do not.
     func eventsToFanOut(limit: Int) async throws -> [QueuedEvent]
-    /// Plans the next batch of up to `batchSize` installations of the event's audience, stores the pushes
-    /// (coalescing each into a pending push for the same token and payload) and advances the event's cursor.
-    /// Up to `handOff` pushes due now and without a pending twin are stored already claimed (`sending`) and
-    /// returned in `handedOff`: the caller sends them without a claim (and they are released, like any claim,
-    /// if the process stops first).
-    func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep
+    /// Reads the event's next page of up to `batchSize` installations and calls `step` with it, inside one
+    /// transaction: `step` plans the page and stores the pushes through `FanOutPage.store`. Without a page to plan
+    /// (the event is finished, another instance holds it, or this call only prepared it), `step` is not called
+    /// and the answer says which (`finished`, `busy`, neither).
+    func fanOutPage(eventId: String, batchSize: Int, now: Date, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep) async throws -> FanOutStep
     /// Gives up an event's fan-out: state `failed` with `reason` (and an `event.failed` lifecycle event at `now`).
     /// Pushes it already stored are still delivered.
     func failEvent(id: String, reason: String, now: Date) async throws

@@ -36,10 +36,10 @@ public struct DeliveryConfiguration: Sendable {
     public init() {}
 
     /// Delay before attempt `attempts + 1`: exponential from `retryBase`, at least `hint`, at most
-    /// `retryCap`, scaled by a random 50–100 % so retries spread out.
-    func retryDelay(attempts: Int, hint: Duration?) -> Duration {
+    /// `retryCap`, scaled to 50–100 % by `jitter` (0…1, random in the dispatcher) so retries spread out.
+    func retryDelay(attempts: Int, hint: Duration?, jitter: Double) -> Duration {
         let exponential = retryBase * Int(1 << min(attempts, 20))
         let delay = min(retryCap, max(exponential, hint ?? .zero))
-        return delay * Double.random(in: 0.5...1.0)
+        return delay * (0.5 + 0.5 * jitter)
     }
 }

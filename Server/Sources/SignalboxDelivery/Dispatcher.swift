@@ -184,14 +184,8 @@ public struct Dispatcher: Service {
 
     /// Sends one push and decides what to record; `answer` gets what APNs or the transport said.
     private func attempt(_ push: OutboxPush, answer: inout DeliveryAnswer) async -> DeliveryResult {
-        let now = self.now()
         let type = push.kind.pushType
-        func retry(hint: Duration?) -> DeliveryResult {
-            guard push.attempts + 1 < configuration.maxAttempts else {
-                return final(push, .failed(reason: "gave up after \(configuration.maxAttempts) attempts"))
-            }
-            return .retry(at: now + configuration.retryDelay(attempts: push.attempts, hint: hint).seconds)
-        }
+        let outcome: DeliveryPolicy.Answer
         do {
             let result = try await sender.send(
                 appId: push.appId, token: push.token, type: type,
@@ -200,52 +194,31 @@ public struct Dispatcher: Service {
             let reason = result.response.reason?.rawValue
             answer = DeliveryAnswer(status: result.response.status, reason: reason, apnsId: result.response.apnsId?.uuidString.lowercased())
             metrics.countPush(type: type.rawValue, outcome: result.outcome.name, reason: reason ?? "")
-            switch result.outcome {
-            case .delivered:
-                if signals.pauses.accepted(appId: push.appId) { await report(.appResumed, appId: push.appId) }
-                return final(push, .delivered)
-            case .retry(let after, _): return retry(hint: after)
-            case .reconnect, .refreshProviderToken: return retry(hint: nil)
-            case .pruneToken(let since, let why): return final(push, .prune(since: since, reason: why.rawValue))
-            case .suspectToken(let why): return final(push, .suspect(reason: why.rawValue))
-            case .rejected(let why): return final(push, .failed(reason: why.rawValue))
-            case .credentialsInvalid(let why):
-                let until = self.now() + configuration.credentialsPause.seconds
-                let began = signals.pauses.pause(appId: push.appId, reason: why.rawValue, until: until, now: self.now())
-                logger.error("APNs refused the app's credentials; its sending is paused", metadata: [
-                    "app": "\(push.appId)", "reason": "\(why.rawValue)", "until": "\(until)",
-                ])
-                if began { await report(.appPaused, appId: push.appId, reason: why.rawValue, until: until) }
-                return .postpone(at: until)
-            }
+            outcome = .apns(result.outcome)
         } catch let error as APNsTransportError {
             metrics.countPush(type: type.rawValue, outcome: "transport-error", reason: error.code.rawValue)
             answer.reason = error.code.rawValue
-            switch error.code {
-            case .circuitOpen:
-                // The host is spared, not this push: wait for the breaker without using an attempt.
-                let wait = max(error.retryAfter ?? .zero, configuration.retryBase)
-                return .postpone(at: now + (wait * Double.random(in: 1.0...1.5)).seconds)
-            case .invalidRequest:
-                return final(push, .failed(reason: error.message))
-            case .deadlineExceeded, .connectFailed, .connectionLost, .shutdown:
-                return retry(hint: nil)
-            }
+            outcome = .transport(error)
         } catch PushSender.Failure.unknownApp {
-            return .failed(reason: "app deleted")
+            outcome = .unknownApp
         } catch PushSender.Failure.invalid(let message) {
             answer.reason = message
-            return final(push, .failed(reason: message))
+            outcome = .invalid(message)
         } catch {
-            // Storage or key problems: keep the push and try later.
             logger.error("push could not be sent", metadata: ["app": "\(push.appId)", "error": "\(error)"])
-            return .postpone(at: now + configuration.credentialsPause.seconds)
+            outcome = .unavailable
         }
-    }
-
-    /// A final answer: records the event → answer latency.
-    private func final(_ push: OutboxPush, _ result: DeliveryResult) -> DeliveryResult {
-        metrics.eventToAnswer.recordSeconds(max(0, now().timeIntervalSince(push.eventCreatedAt)))
-        return result
+        let now = self.now()
+        let decision = DeliveryPolicy.decide(outcome, attempts: push.attempts, now: now, configuration: configuration, jitter: Double.random(in: 0...1))
+        if decision.result == .delivered, signals.pauses.accepted(appId: push.appId) { await report(.appResumed, appId: push.appId) }
+        if let reason = decision.pausesApp, case .postpone(let until) = decision.result {
+            let began = signals.pauses.pause(appId: push.appId, reason: reason, until: until, now: now)
+            logger.error("APNs refused the app's credentials; its sending is paused", metadata: [
+                "app": "\(push.appId)", "reason": "\(reason)", "until": "\(until)",
+            ])
+            if began { await report(.appPaused, appId: push.appId, reason: reason, until: until) }
+        }
+        if decision.answered { metrics.eventToAnswer.recordSeconds(max(0, now.timeIntervalSince(push.eventCreatedAt))) }
+        return decision.result
     }
 }

@@ -9,7 +9,8 @@ import FoundationNetworking
 /// the value goes away or the test process ends.
 final class ChildProcess: Sendable {
     private let process: Process
-    private let output = Mutex("")
+    /// What the process printed, and whether its output has ended.
+    private let output = Mutex((text: "", ended: false))
 
     /// The `signalbox` executable built beside the test bundle.
     static var signalbox: String {
@@ -26,8 +27,10 @@ final class ChildProcess: Sendable {
         process.standardError = pipe
         self.process = process
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let chunk = String(decoding: handle.availableData, as: UTF8.self)
-            self?.output.withLock { $0 += chunk }
+            let data = handle.availableData
+            // Empty data is the end of the output: the process has closed its side.
+            if data.isEmpty { handle.readabilityHandler = nil }
+            self?.output.withLock { $0.text += String(decoding: data, as: UTF8.self); $0.ended = $0.ended || data.isEmpty }
         }
         try process.run()
         OrphanGuard.watch(process.processIdentifier)
@@ -41,20 +44,22 @@ final class ChildProcess: Sendable {
         let regex = try NSRegularExpression(pattern: pattern)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let text = output.withLock { $0 }
+            // The text and whether the output had ended are read together: a process that has exited may still have
+            // output in the pipe, and only the output's end says that all of it has been read.
+            let (text, ended) = output.withLock { ($0.text, $0.ended) }
             if let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
                 let range = Range(match.range(at: match.numberOfRanges > 1 ? 1 : 0), in: text) {
                 return String(text[range])
             }
-            guard process.isRunning else { break }
+            if ended { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw ChildProcessError(message: "no output matching \(pattern); output so far:\n\(output.withLock { $0 })")
+        throw ChildProcessError(message: "no output matching \(pattern); output so far:\n\(printed)")
     }
 
     var pid: Int32 { process.processIdentifier }
     /// Everything the process printed so far (stdout and stderr).
-    var printed: String { output.withLock { $0 } }
+    var printed: String { output.withLock { $0.text } }
 
     /// Waits for the process to end; its exit status, or `nil` when still running at the deadline.
     func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {

@@ -4,7 +4,8 @@ import Foundation
 /// gathers the facts in the transaction that records the answer and applies these rules.
 public enum TokenPruning {
     /// `BadDeviceToken` / `DeviceTokenNotForTopic` in a row before a token is removed: one such answer can come
-    /// from a wrong environment for a moment, two in a row rarely do.
+    /// from a wrong environment for a moment, two in a row rarely do. A delivery to the token in between clears
+    /// its strikes.
     public static let strikesToRemove = 2
 
     /// After a strike, the token's strikes so far (this one included): whether it goes.

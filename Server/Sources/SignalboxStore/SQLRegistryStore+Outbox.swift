@@ -120,7 +120,9 @@ extension SQLRegistryStore {
                 log(completion, outcome)
             }
             try await Self.credit(db, credits, now: now)
-            try await Self.recordSent(db, credits.filter { $0.counter == .delivered }.map(\.push), now: now)
+            let delivered = credits.filter { $0.counter == .delivered }.map(\.push)
+            try await Self.recordSent(db, delivered, now: now)
+            try await Self.clearStrikes(db, self.backend, delivered)
             if !lines.isEmpty { try await Self.insertLog(db, self.backend, lines) }
             return summary
         }
@@ -264,6 +266,17 @@ extension SQLRegistryStore {
         guard TokenPruning.removes(afterStrikes: strikes) else { return false }
         try await db.raw("DELETE FROM suspect_tokens WHERE app_id = \(bind: appId) AND token = \(bind: token)").run()
         return try await deleteToken(db, appId: appId, token: token)
+    }
+
+    /// A delivery proves the token good: its strikes so far no longer count (`TokenPruning`: strikes in a row).
+    /// Strikes are rare, so a batch first asks whether any token has one.
+    private static func clearStrikes(_ db: any SQLDatabase, _ backend: SQLBackend, _ delivered: [OutboxPush]) async throws {
+        guard !delivered.isEmpty, try await db.raw("SELECT 1 AS one FROM suspect_tokens LIMIT 1").first() != nil else { return }
+        for (appId, pushes) in Dictionary(grouping: delivered, by: \.appId) {
+            for chunk in pushes.map(\.token).chunked(1_000) {
+                try await db.raw("DELETE FROM suspect_tokens WHERE app_id = \(bind: appId) AND \(backend.among("token", Array(chunk)))").run()
+            }
+        }
     }
 
     /// The tables whose rows hold a push token (with `token_seen_at`).

@@ -71,7 +71,9 @@ extension MemoryStore {
                 for (event, count) in push.carried.credits where state.events[event] != nil {
                     state.events[event]!.add(count, to: counter)
                 }
-                if counter == .delivered, (state.intervals[push.appId]?[push.kind] ?? 0) > 0 {
+                guard counter == .delivered else { continue }
+                state.strikes[TokenKey(appId: push.appId, token: push.token)] = nil
+                if (state.intervals[push.appId]?[push.kind] ?? 0) > 0 {
                     state.lastSent[LastSentKey(appId: push.appId, token: push.token, kind: push.kind)] = now.milliseconds
                 }
             }

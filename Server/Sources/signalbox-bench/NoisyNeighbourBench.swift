@@ -14,7 +14,8 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
             the server is stopped, restarts it, posts X's event, waits --delay, posts Y's event, asks the simulator
             every 5 ms until it accepted Y's push (quiet_push_at_apns_ms), then reads Y's status every 2 ms
             until it is recorded delivered (quiet_push_latency_ms). --server runs another signalbox binary as the
-            server (to measure a build before a change). SERVER_LOG_LEVEL sets the server's log level (default warning).
+            server (to measure a build before a change). --database keeps the server's data in that PostgreSQL
+            database (emptied by the caller) instead of SQLite. SERVER_LOG_LEVEL sets the server's log level (default warning).
             """
     )
 
@@ -22,6 +23,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
     @Option(help: "Seconds between X's event and Y's.") var delay = 0.3
     @Option(help: "Port of the server; the simulator takes the next two.") var port = 28180
     @Option(help: "signalbox binary to run as the server (default: the one beside this binary).") var server: String?
+    @Option(help: "PostgreSQL URL for the server's data (default: SQLite in a temporary directory).") var database: String?
     @Option(help: "Write the figures as JSON here.") var json = "bench-noisy-neighbour.json"
 
     func run() async throws {
@@ -36,7 +38,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         let api = BenchHTTP(base: "http://127.0.0.1:\(port)")
         var process = try await BenchServer.start(
             executable: server, port: port, directory: directory, adminKey: adminKey, apnsHost: "127.0.0.1", apnsPort: port + 1,
-            ca: simulator.caPath, api: api
+            ca: simulator.caPath, api: api, database: database
         )
         defer { process.terminate() }
 
@@ -52,12 +54,12 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         let (noisy, quiet) = (apps[0], apps[1])
         process.terminate()
         while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        let database = directory + "/signalbox.sqlite"
-        try await BenchRegistrations.preload(appId: noisy.id, into: .sqlite(path: database), indices: 0..<count)
-        try await BenchRegistrations.preload(appId: quiet.id, into: .sqlite(path: database), indices: count..<(count + 1))
+        let storage: BenchRegistrations.Database = database.map { .postgres(url: $0) } ?? .sqlite(path: directory + "/signalbox.sqlite")
+        try await BenchRegistrations.preload(appId: noisy.id, into: storage, indices: 0..<count)
+        try await BenchRegistrations.preload(appId: quiet.id, into: storage, indices: count..<(count + 1))
         process = try await BenchServer.start(
             executable: server, port: port, directory: directory, adminKey: adminKey, apnsHost: "127.0.0.1", apnsPort: port + 1,
-            ca: simulator.caPath, api: api
+            ca: simulator.caPath, api: api, database: database
         )
         try await Task.sleep(for: .seconds(2))
 
@@ -98,7 +100,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         let noisySeconds = (ContinuousClock.now - postedX).seconds
         let delivered = status["delivered"] as? Int ?? 0
         try BenchReport(figures: [
-            ("noisy_neighbour.tokens", Double(count), "tokens"),
+            ("noisy_neighbour.tokens", Double(count), database == nil ? "tokens, SQLite" : "tokens, PostgreSQL"),
             ("noisy_neighbour.quiet_event_post_ms", postTook.seconds * 1000, "ms"),
             ("noisy_neighbour.quiet_push_at_apns_ms", apnsLatency.seconds * 1000, "ms"),
             ("noisy_neighbour.noisy_pushes_at_apns_before_it", Double(aheadAtAPNs), "pushes"),

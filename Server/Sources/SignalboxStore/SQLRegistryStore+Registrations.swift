@@ -143,9 +143,7 @@ extension SQLRegistryStore {
                     """).first() != nil
                 let count = try await db.raw("SELECT COUNT(*) AS n FROM enumerators WHERE \(unsafeRaw: live)").first()?
                     .decode(column: "n", as: Int.self) ?? 0
-                guard renewal || count < maxLive else {
-                    throw StoreError(.quotaExceeded, "this installation already has \(maxLive) live enumerators")
-                }
+                try Quotas.checkEnumerator(isRenewal: renewal, live: count, maximum: maxLive)
             }
             try await db.raw("""
                 INSERT INTO enumerators (app_id, installation_id, domain_id, container_id, expires_at)
@@ -195,9 +193,7 @@ extension SQLRegistryStore {
                 let count = try await db.raw("""
                     SELECT COUNT(*) AS n FROM installations WHERE app_id = \(bind: appId) AND user_id = \(bind: userId)
                     """).first()?.decode(column: "n", as: Int.self) ?? 0
-                guard count < maxPerUser else {
-                    throw StoreError(.quotaExceeded, "this user already has \(maxPerUser) installations; delete one first")
-                }
+                try Quotas.checkInstallation(isNew: true, existing: count, maximum: maxPerUser)
             }
             // After the quota's refusal, which must leave the group's transaction unchanged.
             if let claim { try await Self.claimRevision(db, appId: appId, installationId: installation.id, claim) }

@@ -11,11 +11,9 @@ extension MemoryStore {
     public func putInstallation(appId: String, _ installation: Installation, now: Date, maxPerUser: Int?, revision: Int64?) async throws {
         try withState { state in
             let key = InstallationKey(appId: appId, id: installation.id)
-            if let maxPerUser, let userId = installation.userId, state.installations[key] == nil {
+            if let maxPerUser, let userId = installation.userId {
                 let count = state.installations.filter { $0.key.appId == appId && $0.value.installation.userId == userId }.count
-                guard count < maxPerUser else {
-                    throw StoreError(.quotaExceeded, "this user already has \(maxPerUser) installations; delete one first")
-                }
+                try Quotas.checkInstallation(isNew: state.installations[key] == nil, existing: count, maximum: maxPerUser)
             }
             if let revision { try state.claimRevision(appId: appId, installationId: installation.id, resource: "installation", revision) }
             if var stored = state.installations[key] {
@@ -113,9 +111,7 @@ extension MemoryStore {
             }
             let id = EnumeratorKey(domain: enumerator.domain, container: enumerator.container)
             let live = stored.enumerators.filter { $0.value > now.milliseconds }
-            if let maxLive, live[id] == nil, live.count >= maxLive {
-                throw StoreError(.quotaExceeded, "this installation already has \(maxLive) live enumerators")
-            }
+            try Quotas.checkEnumerator(isRenewal: live[id] != nil, live: live.count, maximum: maxLive)
             state.installations[key]!.enumerators[id] = enumerator.expiresAt.milliseconds
         }
     }

@@ -38,7 +38,7 @@ public struct SQLStores: Sendable {
     }
 
     /// Which database the stores run on.
-    public var backend: SQLBackend { database.backend }
+    var backend: SQLBackend { database.backend }
 
     /// The stores as ports. `changes` only where other instances share the database (PostgreSQL).
     public var ports: Stores {

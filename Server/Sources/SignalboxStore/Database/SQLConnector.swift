@@ -19,7 +19,7 @@ protocol SQLConnector: Sendable {
 }
 
 /// What differs between the backends' SQL and semantics.
-public enum SQLBackend: String, Sendable {
+enum SQLBackend: String, Sendable {
     /// One process owns the database file: its claims are the only ones.
     case sqlite
     /// Several instances share the database: claims have an owner and a lease, rows are locked.

@@ -51,13 +51,13 @@ extension DashboardRoutes {
     }
 
     private func overview(_ visitor: Visitor, _ app: AppRecord) async throws -> Response {
-        let store = dependencies.store
-        let counts = try await store.registrationCounts(appId: app.id)
-        let depth = try await store.outboxDepth(appId: app.id)
-        let outcomes = try await store.deliveryOutcomes(appId: app.id, since: dependencies.now() - 3600)
-        let events = try await store.events(appId: app.id, state: nil, limit: Self.recentEvents, after: nil)
+        let stores = dependencies.stores
+        let counts = try await stores.deliveryLog.registrationCounts(appId: app.id)
+        let depth = try await stores.deliveryLog.outboxDepth(appId: app.id)
+        let outcomes = try await stores.deliveryLog.deliveryOutcomes(appId: app.id, since: dependencies.now() - 3600)
+        let events = try await stores.deliveryLog.events(appId: app.id, state: nil, limit: Self.recentEvents, after: nil)
         let now = dependencies.now()
-        let reloads = try await reloadFigures.stats(appId: app.id, now: now) { try await store.reloadStats(appId: app.id, since: now - 3600) }
+        let reloads = try await reloadFigures.stats(appId: app.id, now: now) { try await stores.reloads.reloadStats(appId: app.id, since: now - 3600) }
         let pause = dependencies.signals.pauses.active(at: dependencies.now())[app.id]
         return render("overview", OverviewPage(
             chrome: visitor.chrome(app.bundleId, app: app.id), app: AppRow(app, pause: pause),
@@ -72,13 +72,13 @@ extension DashboardRoutes {
 
     /// Searches `query` as a push token, an installation id and a user id, and shows whatever matches.
     private func inspect(_ visitor: Visitor, _ app: AppRecord, query: String) async throws -> Response {
-        let store = dependencies.store
+        let stores = dependencies.stores
         var tokens: [String] = []
         var installation: InspectPage.InstallationMatch?
         var user: InspectPage.UserMatch?
         if !query.isEmpty {
             if let token = try? Validate.token(query, field: "q") { tokens.append(token) }
-            if let snapshot = try await store.installation(appId: app.id, id: query, now: dependencies.now()) {
+            if let snapshot = try await stores.registry.installation(appId: app.id, id: query, now: dependencies.now()) {
                 var held: [InspectPage.TokenKind] = []
                 if let widgets = snapshot.widgets { held.append(.init(token: widgets.pushToken, kind: "widgets")) }
                 held += snapshot.controls.map { .init(token: $0.pushToken, kind: "control \($0.kind)") }
@@ -87,16 +87,16 @@ extension DashboardRoutes {
                 installation = .init(
                     id: item.id, userId: item.userId, channels: item.channels.sorted().joined(separator: ", "),
                     environment: item.environment.rawValue, lastSeen: DashboardFormat.time(snapshot.lastSeenAt), tokens: held,
-                    lines: try await store.deliveryLog(appId: app.id, installationId: item.id, limit: Self.logLines).map(LogLine.init)
+                    lines: try await stores.deliveryLog.deliveryLog(appId: app.id, installationId: item.id, limit: Self.logLines).map(LogLine.init)
                 )
             }
-            let ids = try await store.installationIds(appId: app.id, userId: query, limit: 100)
+            let ids = try await stores.deliveryLog.installationIds(appId: app.id, userId: query, limit: 100)
             if !ids.isEmpty { user = .init(userId: query, installations: ids) }
         }
         var matches: [InspectPage.TokenMatch] = []
         for token in tokens {
-            let registrations = try await store.registrations(appId: app.id, token: token)
-            let lines = try await store.deliveryLog(appId: app.id, token: token, limit: Self.logLines)
+            let registrations = try await stores.deliveryLog.registrations(appId: app.id, token: token)
+            let lines = try await stores.deliveryLog.deliveryLog(appId: app.id, token: token, limit: Self.logLines)
             guard !registrations.isEmpty || !lines.isEmpty else { continue }
             matches.append(.init(token: token, registrations: registrations.map(InspectPage.Registration.init), lines: lines.map(LogLine.init)))
         }
@@ -108,15 +108,15 @@ extension DashboardRoutes {
     }
 
     private func event(_ visitor: Visitor, _ app: AppRecord, id: String) async throws -> Response {
-        let store = dependencies.store
-        guard let summary = try await store.event(appId: app.id, id: id) else {
+        let stores = dependencies.stores
+        guard let summary = try await stores.deliveryLog.event(appId: app.id, id: id) else {
             return message(visitor, "No such event", "The app has no event \(id) (done events are purged after their retention).", status: .notFound)
         }
         let row = EventRow(appId: app.id, summary)
         return render("event", EventPage(
             chrome: visitor.chrome("Event \(id)", app: app.id), event: row, counts: row.figures,
-            outcomes: OutcomeRow.rows(try await store.deliveryOutcomes(appId: app.id, eventId: id)),
-            lines: try await store.deliveryLog(appId: app.id, eventId: id, limit: Self.logLines).map(LogLine.init)
+            outcomes: OutcomeRow.rows(try await stores.deliveryLog.deliveryOutcomes(appId: app.id, eventId: id)),
+            lines: try await stores.deliveryLog.deliveryLog(appId: app.id, eventId: id, limit: Self.logLines).map(LogLine.init)
         ))
     }
 

@@ -36,7 +36,7 @@ extension DashboardRoutes {
             guard visitor.isAdmin else { return adminOnly(visitor) }
             _ = try await form(request, visitor)
             let appId = try context.parameters.require("appId")
-            guard let app = try await dependencies.store.app(id: appId) else {
+            guard let app = try await dependencies.stores.registry.app(id: appId) else {
                 return message(visitor, "No such app", "There is no app \(appId).", status: .notFound)
             }
             let serverKey = try await dependencies.rotateServerKey(appId: appId)
@@ -49,7 +49,7 @@ extension DashboardRoutes {
             guard let visitor = try await visitor(request) else { return Response.redirect(to: "/dashboard/login") }
             guard visitor.isAdmin else { return adminOnly(visitor) }
             let appId = try context.parameters.require("appId")
-            guard let app = try await dependencies.store.app(id: appId) else {
+            guard let app = try await dependencies.stores.registry.app(id: appId) else {
                 return message(visitor, "No such app", "There is no app \(appId).", status: .notFound)
             }
             return render("deleteApp", DeleteAppPage(chrome: visitor.chrome("Delete \(app.bundleId)", app: appId), id: appId, bundleId: app.bundleId))
@@ -59,7 +59,7 @@ extension DashboardRoutes {
             guard visitor.isAdmin else { return adminOnly(visitor) }
             let form = try await form(request, visitor)
             let appId = try context.parameters.require("appId")
-            guard let app = try await dependencies.store.app(id: appId) else {
+            guard let app = try await dependencies.stores.registry.app(id: appId) else {
                 return message(visitor, "No such app", "There is no app \(appId).", status: .notFound)
             }
             guard form["confirm"]?.trimmingCharacters(in: .whitespaces) == app.bundleId else {
@@ -74,7 +74,7 @@ extension DashboardRoutes {
 
     private func appsPage(_ visitor: Visitor, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let pauses = dependencies.signals.pauses.active(at: dependencies.now())
-        let apps = try await dependencies.store.apps().map { AppRow($0, pause: pauses[$0.id]) }
+        let apps = try await dependencies.stores.registry.apps().map { AppRow($0, pause: pauses[$0.id]) }
         var chrome = visitor.chrome("Apps")
         chrome.error = error
         return render("apps", AppsPage(chrome: chrome, apps: apps), status: status)

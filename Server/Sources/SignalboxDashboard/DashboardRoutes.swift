@@ -13,7 +13,7 @@ struct DashboardRoutes {
     let dependencies: APIDependencies
     /// The app page's reload figures, shared by every request.
     let reloadFigures = ReloadFiguresCache()
-    var sessions: DashboardSessions { DashboardSessions(store: dependencies.dashboardSessions) }
+    var sessions: DashboardSessions { DashboardSessions(store: dependencies.stores.dashboardSessions) }
 
     static let sessionCookie = "signalbox_session"
     /// Double-submit token of the sign-in form (there is no session yet to hold one).
@@ -124,7 +124,7 @@ struct DashboardRoutes {
         guard visitor.session.principal.mayView(appId: appId) else {
             return .refused(message(visitor, "Not your app", "This session is for another app.", status: .forbidden))
         }
-        guard let app = try await dependencies.store.app(id: appId) else {
+        guard let app = try await dependencies.stores.registry.app(id: appId) else {
             return .refused(message(visitor, "No such app", "There is no app \(appId).", status: .notFound))
         }
         return .allowed(visitor, app)

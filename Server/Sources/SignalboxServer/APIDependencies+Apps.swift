@@ -30,14 +30,14 @@ extension APIDependencies {
             sealedDeviceSecret: try secrets.seal(deviceSecret, appId: appId, column: .deviceSecret),
             serverKeyHash: Secret.hash(serverKey), createdAt: now(), deviceTokenLifetime: lifetime
         )
-        try await store.createApp(app)
+        try await stores.registry.createApp(app)
         return AppCreatedResponse(app: AppRoutes.response(app), serverKey: serverKey, deviceSecret: deviceSecret)
     }
 
     /// A new server key for the app (the old one stops at once). - Returns: the key, to be shown once.
     package func rotateServerKey(appId: String) async throws -> String {
         let serverKey = Secret.generate(prefix: "sbk_")
-        guard try await store.updateServerKeyHash(appId: appId, hash: Secret.hash(serverKey)) else {
+        guard try await stores.registry.updateServerKeyHash(appId: appId, hash: Secret.hash(serverKey)) else {
             throw APIError.notFound("no app \(appId)")
         }
         apps.removeAll()
@@ -46,7 +46,7 @@ extension APIDependencies {
 
     /// Deletes the app with all its data. - Throws: `APIError.notFound`.
     package func deleteApp(id appId: String) async throws {
-        guard try await store.deleteApp(id: appId) else { throw APIError.notFound("no app \(appId)") }
+        guard try await stores.registry.deleteApp(id: appId) else { throw APIError.notFound("no app \(appId)") }
         credentials.forget(appId: appId)
         apps.removeAll()
     }

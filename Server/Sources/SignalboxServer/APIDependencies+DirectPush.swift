@@ -42,7 +42,7 @@ extension APIDependencies {
 
     /// A log line that cannot be written does not fail the push that was sent.
     private func logDirect(appId: String, token: String, type: PushType, outcome: DeliveryOutcome, answer: DeliveryAnswer) async {
-        try? await store.logDeliveries([
+        try? await stores.deliveryLog.logDeliveries([
             DeliveryLogEntry(appId: appId, token: token, pushType: type.rawValue, eventId: nil, outcome: outcome, answer: answer, attempt: 1, at: now())
         ])
     }

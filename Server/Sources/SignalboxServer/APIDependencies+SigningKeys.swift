@@ -7,8 +7,8 @@ import SignalboxModel
 extension APIDependencies {
     /// The key each environment signs with (ids only).
     package func signingKeys(appId: String) async throws -> SigningKeysResponse {
-        guard let app = try await store.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
-        let own = try await store.environmentSigningKeys(appId: appId)
+        guard let app = try await stores.registry.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+        let own = try await stores.signingKeys.environmentSigningKeys(appId: appId)
         return SigningKeysResponse(appId: appId, keys: Environment.allCases.map { environment in
             if let key = own[environment] {
                 return .init(environment: environment.rawValue, teamId: key.teamId, keyId: key.keyId, environmentOnly: true)
@@ -28,7 +28,7 @@ extension APIDependencies {
         let environment = try Self.environment(of: body)
         let sealed = try secrets.seal(candidate.pem, appId: appId, column: environment.map(SecretBox.Column.privateKey(for:)) ?? .privateKey)
         let stored = StoredSigningKey(teamId: candidate.key.teamId, keyId: candidate.key.keyId, sealedPrivateKey: sealed)
-        guard try await store.replaceSigningKey(appId: appId, environment: environment, stored) else {
+        guard try await stores.signingKeys.replaceSigningKey(appId: appId, environment: environment, stored) else {
             throw APIError.notFound("no app \(appId)")
         }
         credentials.forget(appId: appId)

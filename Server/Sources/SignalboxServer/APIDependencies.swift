@@ -6,17 +6,12 @@ import SignalboxAPNs
 import SignalboxDelivery
 import SignalboxModel
 
-/// Everything Signalbox stores.
-public typealias SignalboxStorage = RegistryStore & DeliveryStore & SharedProviderTokens & DeliveryLogStore & IdempotencyStore
-    & SigningKeyStore & WebhookStore & ReloadStore
-
 /// What the routes need: storage, secrets, auth, configuration, the clock, the metrics registry, and the
 /// delivery side (signals to the services, the APNs sender when a transport is configured).
 public struct APIDependencies: Sendable {
     public let configuration: ServerConfiguration
-    public let store: any SignalboxStorage
-    /// The dashboard's sessions (in the database, so every instance shares them).
-    package let dashboardSessions: any DashboardSessionStore
+    /// The storage ports; each route uses the one it needs.
+    public let stores: Stores
     public let secrets: SecretBox
     public let signals: DeliverySignals
     let sender: PushSender?
@@ -29,16 +24,18 @@ public struct APIDependencies: Sendable {
     package let auth: Authenticator
 
     public init(
-        configuration: ServerConfiguration, store: any SignalboxStorage, dashboardSessions: any DashboardSessionStore, adminKey: String,
+        configuration: ServerConfiguration, stores: Stores, adminKey: String,
         secrets: SecretBox, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), transport: (any APNsTransport)? = nil,
         onCredentialsLoaded: @escaping @Sendable (SigningKey) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
-        self.store = store
-        self.dashboardSessions = dashboardSessions
+        self.stores = stores
         self.secrets = secrets
         signals = DeliverySignals()
-        let credentials = AppCredentials(store: store, secrets: secrets, now: now, onLoad: onCredentialsLoaded)
+        let credentials = AppCredentials(
+            registry: stores.registry, signingKeys: stores.signingKeys, providerTokens: stores.providerTokens, secrets: secrets, now: now,
+            onLoad: onCredentialsLoaded
+        )
         self.credentials = credentials
         sender = transport.map { transport in
             PushSender(
@@ -50,7 +47,7 @@ public struct APIDependencies: Sendable {
         }
         self.metrics = metrics
         self.now = now
-        apps = AppCache(store: store)
+        apps = AppCache(store: stores.registry)
         auth = Authenticator(adminKey: adminKey, metricsKey: configuration.metricsKey, apps: apps, secrets: secrets, now: now)
     }
 }

@@ -13,7 +13,9 @@ final class AppCredentials: Sendable {
     /// How long a loaded entry is used before the app's keys are read again.
     static let refreshAfter: Duration = .seconds(30)
 
-    private let store: any RegistryStore & SharedProviderTokens & SigningKeyStore
+    private let registry: any RegistryStore
+    private let signingKeys: any SigningKeyStore
+    private let providerTokens: any SharedProviderTokens
     private let secrets: SecretBox
     private let now: @Sendable () -> Date
     private let onLoad: @Sendable (SigningKey) -> Void
@@ -24,10 +26,12 @@ final class AppCredentials: Sendable {
 
     /// - Parameter onLoad: called with each key when first loaded (local mode trusts it in the simulator).
     init(
-        store: any RegistryStore & SharedProviderTokens & SigningKeyStore, secrets: SecretBox, now: @escaping @Sendable () -> Date,
-        onLoad: @escaping @Sendable (SigningKey) -> Void
+        registry: any RegistryStore, signingKeys: any SigningKeyStore, providerTokens: any SharedProviderTokens, secrets: SecretBox,
+        now: @escaping @Sendable () -> Date, onLoad: @escaping @Sendable (SigningKey) -> Void
     ) {
-        self.store = store
+        self.registry = registry
+        self.signingKeys = signingKeys
+        self.providerTokens = providerTokens
         self.secrets = secrets
         self.now = now
         self.onLoad = onLoad
@@ -56,13 +60,13 @@ final class AppCredentials: Sendable {
     }
 
     private func load(appId: String) async throws -> Entry? {
-        guard let app = try await store.app(id: appId) else {
+        guard let app = try await registry.app(id: appId) else {
             forget(appId: appId)
             return nil
         }
         let key = try SigningKey(pem: try secrets.open(app.sealedPrivateKey, appId: app.id, column: .privateKey), keyId: app.keyId, teamId: app.teamId)
         var environmentTokens: [APNsEnvironment: ProviderTokenManager] = [:]
-        for (environment, stored) in try await store.environmentSigningKeys(appId: appId) {
+        for (environment, stored) in try await signingKeys.environmentSigningKeys(appId: appId) {
             let pem = try secrets.open(stored.sealedPrivateKey, appId: app.id, column: .privateKey(for: environment))
             environmentTokens[environment.apns] = await manager(for: try SigningKey(pem: pem, keyId: stored.keyId, teamId: stored.teamId))
         }
@@ -92,7 +96,7 @@ final class AppCredentials: Sendable {
         let id = SigningKeyID(teamId: key.teamId, keyId: key.keyId, fingerprint: key.fingerprint)
         let name = "\(id.teamId).\(id.keyId).\(id.fingerprint)"
         let secrets = secrets
-        let stored = try await store.sharedProviderToken(key: id, now: now, maxAge: Self.shareAge) {
+        let stored = try await providerTokens.sharedProviderToken(key: id, now: now, maxAge: Self.shareAge) {
             let token = key.providerToken(issuedAt: now)
             return SealedProviderToken(sealed: try secrets.seal(token.jwt, appId: name, column: .providerToken), issuedAt: token.issuedAt)
         }

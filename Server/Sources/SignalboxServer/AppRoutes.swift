@@ -13,12 +13,12 @@ struct AppRoutes {
         apps.post { request, _ in try await create(request) }
         apps.get { request, _ in
             try dependencies.auth.requireAdmin(request)
-            return Response.json(try await dependencies.store.apps().map(Self.response))
+            return Response.json(try await dependencies.stores.registry.apps().map(Self.response))
         }
         apps.get(":appId") { request, context in
             try dependencies.auth.requireAdmin(request)
             let appId = try context.parameters.require("appId")
-            guard let app = try await dependencies.store.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+            guard let app = try await dependencies.stores.registry.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
             return Response.json(Self.response(app))
         }
         apps.delete(":appId") { request, context in
@@ -30,7 +30,7 @@ struct AppRoutes {
             try dependencies.auth.requireAdmin(request)
             let appId = try context.parameters.require("appId")
             guard try await dependencies.apps.app(id: appId) != nil else { throw APIError.notFound("no app \(appId)") }
-            return Response.json(Self.settings(try await dependencies.store.pushIntervals(appId: appId)))
+            return Response.json(Self.settings(try await dependencies.stores.delivery.pushIntervals(appId: appId)))
         }
         apps.put(":appId/delivery") { request, context in
             try dependencies.auth.requireAdmin(request)
@@ -38,7 +38,7 @@ struct AppRoutes {
             var request = request
             let body = try await request.decodeJSON(DeliverySettings.self, limit: dependencies.configuration.bodyLimit)
             let intervals = try Validate.pushIntervals(body.minimumIntervalSeconds)
-            try await dependencies.store.setPushIntervals(appId: appId, intervals)
+            try await dependencies.stores.delivery.setPushIntervals(appId: appId, intervals)
             return Response.json(Self.settings(intervals))
         }
         apps.post(":appId/server-key") { request, context in
@@ -68,7 +68,7 @@ struct AppRoutes {
         apps.get(":appId/device-tokens") { request, context in
             try dependencies.auth.requireAdmin(request)
             let appId = try context.parameters.require("appId")
-            guard let app = try await dependencies.store.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+            guard let app = try await dependencies.stores.registry.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
             return Response.json(DeviceTokenSettings(lifetimeSeconds: app.deviceTokenLifetime))
         }
         apps.put(":appId/device-tokens") { request, context in
@@ -79,7 +79,7 @@ struct AppRoutes {
             let seconds = try Validate.seconds(
                 body.lifetimeSeconds, field: "lifetimeSeconds", in: Limits.deviceTokenLifetimeSeconds, default: AppRecord.defaultDeviceTokenLifetime
             )
-            guard try await dependencies.store.setDeviceTokenLifetime(appId: appId, seconds: seconds) else {
+            guard try await dependencies.stores.registry.setDeviceTokenLifetime(appId: appId, seconds: seconds) else {
                 throw APIError.notFound("no app \(appId)")
             }
             dependencies.apps.removeAll()
@@ -95,7 +95,7 @@ struct AppRoutes {
         var request = request
         let body = try await request.decodeJSON(DeviceSecretRotation.self, limit: dependencies.configuration.bodyLimit, emptyAs: DeviceSecretRotation())
         let grace = try Validate.seconds(body.graceSeconds, field: "graceSeconds", in: Limits.secretGraceSeconds, default: 0)
-        guard let app = try await dependencies.store.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
+        guard let app = try await dependencies.stores.registry.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
         let secrets = dependencies.secrets
         var previous: [UInt8]?
         var previousUntil: Date?
@@ -107,7 +107,7 @@ struct AppRoutes {
         }
         let deviceSecret = Secret.generate(prefix: "sbd_")
         let sealed = try secrets.seal(deviceSecret, appId: appId, column: .deviceSecret)
-        guard try await dependencies.store.rotateDeviceSecret(appId: appId, sealed: sealed, previous: previous, previousExpiresAt: previousUntil) else {
+        guard try await dependencies.stores.registry.rotateDeviceSecret(appId: appId, sealed: sealed, previous: previous, previousExpiresAt: previousUntil) else {
             throw APIError.notFound("no app \(appId)")
         }
         dependencies.apps.removeAll()

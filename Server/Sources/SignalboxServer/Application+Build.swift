@@ -29,34 +29,35 @@ public func buildApplication(
     }
     let secrets = try SecretBox(masterKey: directory.masterKey(configured: configuration.masterKey, logger: logger))
     let writesLog = configuration.deliveryLog.maxLinesPerApp > 0
-    let store = if let url = configuration.database {
-        try await PostgresRegistryStore.open(url: url, logger: logger, claimLease: configuration.delivery.claimLease, deliveryLog: writesLog)
+    let sqlStores = if let url = configuration.database {
+        try await SQLStores.postgres(url: url, logger: logger, claimLease: configuration.delivery.claimLease, deliveryLog: writesLog)
     } else {
-        try await SQLiteRegistryStore.open(path: directory.databasePath, logger: logger, deliveryLog: writesLog)
+        try await SQLStores.sqlite(path: directory.databasePath, logger: logger, deliveryLog: writesLog)
     }
+    let stores = sqlStores.ports
     // Instances on one database compare each other's leases and token issue times: they all read its clock.
     let clock = SharedClock()
     do {
         try directory.restrictFiles()  // SQLite's -wal and -shm, now that they exist
-        try await synchronize(clock, with: store, logger: logger)
+        try await synchronize(clock, with: stores.delivery, logger: logger)
     } catch {
-        try? await store.close()
+        try? await sqlStores.close()
         throw error
     }
-    try await resealLegacySecrets(store: store, secrets: secrets, logger: logger)
+    try await resealLegacySecrets(store: stores.registry, secrets: secrets, logger: logger)
     let dependencies = APIDependencies(
-        configuration: configuration, store: store, dashboardSessions: store.dashboardSessions, adminKey: adminKey, secrets: secrets,
+        configuration: configuration, stores: stores, adminKey: adminKey, secrets: secrets,
         metrics: metrics, transport: transport, onCredentialsLoaded: onCredentialsLoaded, now: clock.now
     )
     var services: [any Service] = [
-        StoreService(store: store),
+        StoreService(stores: sqlStores),
         // Expired leases are already ignored when reading; this only keeps the table small.
         PeriodicWork(what: "expired enumerator leases", interval: configuration.leaseCleanupInterval, logger: logger) { [now = dependencies.now] in
-            try await store.deleteExpiredEnumerators(now: now())
+            try await stores.registry.deleteExpiredEnumerators(now: now())
         },
         PeriodicWork(
             what: "events past their retention", interval: configuration.delivery.eventPurgeInterval, logger: logger,
-            work: EventRetention(store: store, retention: configuration.delivery.eventRetention, now: dependencies.now).purge
+            work: EventRetention(store: stores.delivery, retention: configuration.delivery.eventRetention, now: dependencies.now).purge
         ),
         // Instances on one database replace each key's provider token together (`apns.md` §3.4).
         PeriodicWork(what: "shared provider tokens", interval: .seconds(60), logger: logger) { [credentials = dependencies.credentials] in
@@ -65,27 +66,27 @@ public func buildApplication(
         },
         PeriodicWork(what: "delivery log lines past their retention or count", interval: configuration.deliveryLog.pruneInterval, logger: logger) {
             [now = dependencies.now, log = configuration.deliveryLog] in
-            try await store.pruneDeliveryLog(before: now() - log.retention.seconds, keepPerApp: log.maxLinesPerApp)
+            try await stores.deliveryLog.pruneDeliveryLog(before: now() - log.retention.seconds, keepPerApp: log.maxLinesPerApp)
         },
         PeriodicWork(what: "idempotency keys past their 24 hours", interval: .seconds(300), logger: logger) { [now = dependencies.now] in
-            try await store.pruneIdempotencyKeys(before: now() - IdempotentRequest.window.seconds)
+            try await stores.idempotency.pruneIdempotencyKeys(before: now() - IdempotentRequest.window.seconds)
         },
-        FanOutService(store: store, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now),
+        FanOutService(store: stores.delivery, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now),
     ]
-    if store.backend == .postgres {
-        services.append(ChangeListener(notifier: store, signals: dependencies.signals, logger: logger))
+    if let changes = stores.changes {
+        services.append(ChangeListener(notifier: changes, signals: dependencies.signals, logger: logger))
         services.append(PeriodicWork(what: "the database clock's offset", interval: .seconds(60), logger: logger) {
-            try await synchronize(clock, with: store, logger: logger)
+            try await synchronize(clock, with: stores.delivery, logger: logger)
             return 0
         })
     }
     if let sender = dependencies.sender {
         services.append(Dispatcher(
-            store: store, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger,
-            lifecycle: store, now: dependencies.now
+            store: stores.delivery, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger,
+            lifecycle: stores.webhooks, now: dependencies.now
         ))
     }
-    services += try webhookServices(configuration.webhooks, store: store, secrets: secrets, logger: logger, now: dependencies.now)
+    services += try webhookServices(configuration.webhooks, store: stores.webhooks, secrets: secrets, logger: logger, now: dependencies.now)
     if tls == nil, !isLoopback(configuration.host) {
         logger.warning(
             "serving plain HTTP on a non-loopback address: keys and secrets cross the network in clear; put a TLS reverse proxy (nginx, caddy) in front or pass --tls-certificate and --tls-key",
@@ -109,18 +110,18 @@ public func buildApplication(
     )
 }
 
-/// Keeps the store open while the server runs and closes it at shutdown.
+/// Keeps the stores' database open while the server runs and closes it at shutdown.
 struct StoreService: Service {
-    let store: SQLRegistryStore
+    let stores: SQLStores
 
     func run() async throws {
         try? await gracefulShutdown()
-        try await store.close()
+        try await stores.close()
     }
 }
 
 /// Sets `clock` to the database's time when the database is shared (PostgreSQL).
-private func synchronize(_ clock: SharedClock, with store: any SignalboxStorage, logger: Logger) async throws {
+private func synchronize(_ clock: SharedClock, with store: any DeliveryStore, logger: Logger) async throws {
     guard let roundTrip = try await clock.synchronize(read: store.sharedTime) else { return }
     let offset = clock.offsetSeconds
     let level: Logger.Level = abs(offset) > 1 ? .warning : .debug

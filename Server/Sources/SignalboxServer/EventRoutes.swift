@@ -22,10 +22,10 @@ struct EventRoutes {
                 let idempotent = IdempotentRequest(
                     appId: appId, key: key, fingerprint: try Idempotency.fingerprint(operation: "events", body), at: event.createdAt
                 )
-                let claim = try await dependencies.store.createEvent(event, idempotency: idempotent, answer: answer)
+                let claim = try await dependencies.stores.idempotency.createEvent(event, idempotency: idempotent, answer: answer)
                 if let earlier = try Idempotency.earlier(claim) { return earlier }
             } else {
-                try await dependencies.store.createEvent(event)
+                try await dependencies.stores.delivery.createEvent(event)
             }
             dependencies.signals.eventAccepted()
             return Idempotency.response(answer)
@@ -33,7 +33,7 @@ struct EventRoutes {
         app.get("events/:eventId") { request, context in
             let appId = try await authorize(request, context)
             let eventId = try context.parameters.require("eventId")
-            guard let status = try await dependencies.store.eventStatus(appId: appId, id: eventId) else {
+            guard let status = try await dependencies.stores.delivery.eventStatus(appId: appId, id: eventId) else {
                 throw APIError.notFound("no event \(eventId)")
             }
             return Response.json(EventStatusResponse(
@@ -52,7 +52,7 @@ struct EventRoutes {
             let idempotent = IdempotentRequest(
                 appId: appId, key: key, fingerprint: try Idempotency.fingerprint(operation: "pushes", body), at: dependencies.now()
             )
-            if let earlier = try Idempotency.earlier(try await dependencies.store.claimIdempotencyKey(idempotent)) { return earlier }
+            if let earlier = try Idempotency.earlier(try await dependencies.stores.idempotency.claimIdempotencyKey(idempotent)) { return earlier }
             let answer: StoredAnswer
             do {
                 answer = try await send(push)
@@ -61,11 +61,11 @@ struct EventRoutes {
                 answer = Idempotency.answer(error)
             } catch {
                 // Refused before anything was sent: the key is free for a corrected retry.
-                try? await dependencies.store.releaseIdempotencyKey(idempotent)
+                try? await dependencies.stores.idempotency.releaseIdempotencyKey(idempotent)
                 throw error
             }
             do {
-                try await dependencies.store.recordIdempotentAnswer(idempotent, answer)
+                try await dependencies.stores.idempotency.recordIdempotentAnswer(idempotent, answer)
             } catch {
                 // The push went out: its answer is due even so; the unanswered claim is taken over after a while.
                 context.logger.warning("an idempotent push's answer could not be kept", metadata: ["error": "\(error)"])

@@ -13,7 +13,7 @@ struct HealthRoutes {
         router.get("healthz") { _, _ in Response.json(["status": "ok"]) }
         router.get("readyz") { request, _ in
             do {
-                try await dependencies.store.ping()
+                try await dependencies.stores.registry.ping()
                 let paused = dependencies.signals.pauses.active(at: Date()).sorted { $0.key < $1.key }.map {
                     PausedApp(appId: $0.key, reason: $0.value.reason, until: $0.value.until)
                 }

@@ -19,8 +19,8 @@ struct InspectionRoutes {
         app.get("tokens/:token") { request, context in
             let appId = try await authorize(request, context)
             let token = try Validate.token(try context.parameters.require("token"), field: "token")
-            let registrations = try await dependencies.store.registrations(appId: appId, token: token)
-            let deliveries = try await dependencies.store.deliveryLog(appId: appId, token: token, limit: Self.tokenLogLines)
+            let registrations = try await dependencies.stores.deliveryLog.registrations(appId: appId, token: token)
+            let deliveries = try await dependencies.stores.deliveryLog.deliveryLog(appId: appId, token: token, limit: Self.tokenLogLines)
             guard !registrations.isEmpty || !deliveries.isEmpty else {
                 throw APIError.notFound("token \(token) is not registered and has no delivery-log lines")
             }
@@ -48,7 +48,7 @@ struct InspectionRoutes {
             let after = query["after"]
             let events: [EventSummary]
             do {
-                events = try await dependencies.store.events(appId: appId, state: state, limit: limit + 1, after: after)
+                events = try await dependencies.stores.deliveryLog.events(appId: appId, state: state, limit: limit + 1, after: after)
             } catch let error as StoreError where error.code == .notFound {
                 throw APIError.invalid(ValidationError(field: "after", "names no event of this app"))
             }

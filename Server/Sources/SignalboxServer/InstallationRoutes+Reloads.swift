@@ -19,7 +19,7 @@ extension InstallationRoutes {
             let body = try await request.decodeJSON(ReloadsRequest.self, limit: dependencies.configuration.bodyLimit)
             let now = dependencies.now()
             let receipts = try Validate.reloads(body, now: now)
-            let recorded = try await dependencies.store.recordReloads(
+            let recorded = try await dependencies.stores.reloads.recordReloads(
                 appId: appId, installationId: installationId, receipts, window: Self.reloadWindow, keep: Self.reloadsKept, now: now
             )
             for match in recorded.matches { ReloadMetrics.shared.count(match) }

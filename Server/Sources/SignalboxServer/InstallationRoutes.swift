@@ -13,14 +13,14 @@ struct InstallationRoutes {
         installation.put { request, context in try await putInstallation(request, context) }
         installation.get { request, context in
             let ((appId, installationId), _) = try await authorize(request, context, deviceAllowed: false)
-            guard let snapshot = try await dependencies.store.installation(appId: appId, id: installationId, now: dependencies.now()) else {
+            guard let snapshot = try await dependencies.stores.registry.installation(appId: appId, id: installationId, now: dependencies.now()) else {
                 throw APIError.notFound("no installation \(installationId)")
             }
             return Response.json(Self.response(snapshot))
         }
         installation.delete { request, context in
             let (appId, installationId) = try await authorizeOwner(request, context)
-            _ = try await dependencies.store.deleteInstallation(appId: appId, id: installationId)
+            _ = try await dependencies.stores.registry.deleteInstallation(appId: appId, id: installationId)
             return Response(status: .noContent)
         }
         installation.put("widgets") { request, context in
@@ -28,7 +28,7 @@ struct InstallationRoutes {
             var request = request
             let body = try await request.decodeJSON(WidgetsRequest.self, limit: limit)
             let registration = try Validate.widgets(body)
-            try await dependencies.store.putWidgets(
+            try await dependencies.stores.registry.putWidgets(
                 appId: appId, installationId: installationId, registration, now: dependencies.now(), revision: try Validate.revision(body.revision)
             )
             return Response(status: .noContent)
@@ -38,7 +38,7 @@ struct InstallationRoutes {
             var request = request
             let body = try await request.decodeJSON(ControlsRequest.self, limit: limit)
             let controls = try Validate.controls(body)
-            try await dependencies.store.putControls(
+            try await dependencies.stores.registry.putControls(
                 appId: appId, installationId: installationId, controls, now: dependencies.now(), revision: try Validate.revision(body.revision)
             )
             return Response(status: .noContent)
@@ -48,7 +48,7 @@ struct InstallationRoutes {
             var request = request
             let body = try await request.decodeJSON(FileProviderRequest.self, limit: limit)
             let registration = try Validate.fileProvider(body)
-            try await dependencies.store.putFileProvider(
+            try await dependencies.stores.registry.putFileProvider(
                 appId: appId, installationId: installationId, registration, now: dependencies.now(), revision: try Validate.revision(body.revision)
             )
             return Response(status: .noContent)
@@ -56,7 +56,7 @@ struct InstallationRoutes {
         installation.delete("file-provider") { request, context in
             let (appId, installationId) = try await authorizeOwner(request, context)
             let revision = try Validate.revision(query: try request.query(allowing: ["revision"])["revision"])
-            _ = try await dependencies.store.deleteFileProvider(appId: appId, installationId: installationId, now: dependencies.now(), revision: revision)
+            _ = try await dependencies.stores.registry.deleteFileProvider(appId: appId, installationId: installationId, now: dependencies.now(), revision: revision)
             return Response(status: .noContent)
         }
         addReloads(to: installation)
@@ -71,7 +71,7 @@ struct InstallationRoutes {
             let lease = Enumerator(domain: domain, container: container, expiresAt: now.addingTimeInterval(Double(seconds)))
             // Only device writes count against the quota; the app's server is not limited.
             let maxLive = principal.isDevice ? dependencies.configuration.quotas.enumeratorsPerInstallation : nil
-            try await dependencies.store.putEnumerator(
+            try await dependencies.stores.registry.putEnumerator(
                 appId: appId, installationId: installationId, lease, now: now, maxLive: maxLive, revision: try Validate.revision(body.revision)
             )
             return Response.json(EnumeratorLease(domain: domain, container: container, expiresAt: lease.expiresAt))
@@ -80,7 +80,7 @@ struct InstallationRoutes {
             let (appId, installationId) = try await authorizeOwner(request, context)
             let (domain, container) = try enumeratorPath(context)
             let revision = try Validate.revision(query: try request.query(allowing: ["revision"])["revision"])
-            _ = try await dependencies.store.deleteEnumerator(
+            _ = try await dependencies.stores.registry.deleteEnumerator(
                 appId: appId, installationId: installationId, domain: domain, container: container, now: dependencies.now(),
                 revision: revision
             )
@@ -106,7 +106,7 @@ struct InstallationRoutes {
         } ?? 100
         let after = query["after"]
         if let after { try Validate.identifier(after, field: "after") }
-        let ids = try await dependencies.store.installationIds(appId: appId, after: after, limit: limit + 1)
+        let ids = try await dependencies.stores.deliveryLog.installationIds(appId: appId, after: after, limit: limit + 1)
         let page = Array(ids.prefix(limit))
         return Response.json(InstallationPage(installationIds: page, next: ids.count > limit ? page.last : nil))
     }
@@ -118,7 +118,7 @@ struct InstallationRoutes {
         guard let app = try await dependencies.apps.app(id: appId) else { throw APIError.notFound("no app \(appId)") }
         guard case .device(_, let userId, let allowedChannels) = principal else {
             let installation = try Validate.installation(body, id: installationId, defaultEnvironment: app.environment)
-            try await dependencies.store.putInstallation(
+            try await dependencies.stores.registry.putInstallation(
                 appId: appId, installation, now: dependencies.now(), maxPerUser: nil, revision: try Validate.revision(body.revision)
             )
             return Response(status: .noContent)
@@ -127,7 +127,7 @@ struct InstallationRoutes {
         guard body.userId == userId else {
             throw APIError(.forbidden, "forbidden", "a device may only register installations of its own user (the token's sub)")
         }
-        if case .some(let owner) = try await dependencies.store.installationUser(appId: appId, id: installationId), owner != userId {
+        if case .some(let owner) = try await dependencies.stores.registry.installationUser(appId: appId, id: installationId), owner != userId {
             throw APIError(.forbidden, Self.anotherUserCode, "this installation belongs to another user")
         }
         let installation = try Validate.installation(body, id: installationId, defaultEnvironment: app.environment)
@@ -136,7 +136,7 @@ struct InstallationRoutes {
         if let channel = installation.channels.first(where: { !allowed.contains($0) }) {
             throw APIError(.forbidden, "channel_not_allowed", "channel \(channel) is not in the device token's channels claim")
         }
-        try await dependencies.store.putInstallation(
+        try await dependencies.stores.registry.putInstallation(
             appId: appId, installation, now: dependencies.now(), maxPerUser: dependencies.configuration.quotas.installationsPerUser,
             revision: try Validate.revision(body.revision)
         )
@@ -163,7 +163,7 @@ struct InstallationRoutes {
     private func authorizeOwnerPrincipal(_ request: Request, _ context: BasicRequestContext) async throws -> (String, String, Principal) {
         let ((appId, installationId), principal) = try await authorize(request, context, deviceAllowed: true)
         guard case .device(_, let userId, _) = principal else { return (appId, installationId, principal) }
-        guard let owner = try await dependencies.store.installationUser(appId: appId, id: installationId) else {
+        guard let owner = try await dependencies.stores.registry.installationUser(appId: appId, id: installationId) else {
             throw APIError.notFound("installation \(installationId) is not registered; PUT it first")
         }
         guard owner == userId else { throw APIError(.forbidden, Self.anotherUserCode, "this installation belongs to another user") }

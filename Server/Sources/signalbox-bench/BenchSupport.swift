@@ -130,10 +130,11 @@ enum BenchRegistrations {
     /// The registrations of `register`, written with the server's store (its group commits) while it is stopped.
     static func preload(appId: String, into database: Database, indices: Range<Int>) async throws {
         let logger = Logger(label: "signalbox.bench")
-        let store = switch database {
-        case .sqlite(let path): try await SQLiteRegistryStore.open(path: path, logger: logger)
-        case .postgres(let url): try await PostgresRegistryStore.open(url: url, logger: logger, claimLease: .seconds(120))
+        let stores = switch database {
+        case .sqlite(let path): try await SQLStores.sqlite(path: path, logger: logger)
+        case .postgres(let url): try await SQLStores.postgres(url: url, logger: logger, claimLease: .seconds(120))
         }
+        let registry = stores.ports.registry
         let next = Counter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<1_000 {
@@ -141,15 +142,15 @@ enum BenchRegistrations {
                     while let offset = next.take(below: indices.count) {
                         let index = indices.lowerBound + offset
                         let id = installationId(index)
-                        try await store.putInstallation(appId: appId, Installation(id: id, userId: nil, channels: ["all"], environment: .sandbox), now: Date())
+                        try await registry.putInstallation(appId: appId, Installation(id: id, userId: nil, channels: ["all"], environment: .sandbox), now: Date())
                         let control = Control(kind: "door", configuration: .object([:]), pushToken: token(index))
-                        try await store.putControls(appId: appId, installationId: id, [control], now: Date())
+                        try await registry.putControls(appId: appId, installationId: id, [control], now: Date())
                     }
                 }
             }
             try await group.waitForAll()
         }
-        try await store.close()
+        try await stores.close()
     }
 }
 

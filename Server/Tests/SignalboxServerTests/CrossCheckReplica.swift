@@ -5,15 +5,15 @@ import SignalboxModel
 /// over to the other) and the pushes the active one holds, by what identifies them on every backend.
 struct CrossCheckReplica {
     let name: String
-    let stores: [any PortStores]
+    let stores: [PortStores]
     var active = 0
     /// Claimed or handed-off pushes the active process has not completed yet.
     var inFlight: [PushIdentity: OutboxPush] = [:]
     /// Pushes a stopped process still held when it stopped: its late answers must be fenced out.
     var stale: [PushIdentity: OutboxPush] = [:]
 
-    var store: any PortStores { stores[active] }
-    var stopped: any PortStores { stores[1 - active] }
+    var store: PortStores { stores[active] }
+    var stopped: PortStores { stores[1 - active] }
 
     /// Takes these pushes in flight. - Returns: what every backend can compare of them, sorted.
     mutating func hold(_ pushes: [OutboxPush]) -> String {

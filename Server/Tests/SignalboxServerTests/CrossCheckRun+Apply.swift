@@ -18,74 +18,74 @@ extension CrossCheckRun {
         let store = replica.store
         switch operation {
         case .putInstallation(let app, let installation, let maxPerUser, let revision):
-            try await store.putInstallation(appId: app, installation, now: now, maxPerUser: maxPerUser, revision: revision)
+            try await store.registry.putInstallation(appId: app, installation, now: now, maxPerUser: maxPerUser, revision: revision)
         case .putControls(let app, let id, let controls, let revision):
-            try await store.putControls(appId: app, installationId: id, controls, now: now, revision: revision)
+            try await store.registry.putControls(appId: app, installationId: id, controls, now: now, revision: revision)
         case .putWidgets(let app, let id, let registration):
-            try await store.putWidgets(appId: app, installationId: id, registration, now: now)
+            try await store.registry.putWidgets(appId: app, installationId: id, registration, now: now)
         case .putFileProvider(let app, let id, let registration):
-            try await store.putFileProvider(appId: app, installationId: id, registration, now: now)
+            try await store.registry.putFileProvider(appId: app, installationId: id, registration, now: now)
         case .deleteFileProvider(let app, let id):
-            return "existed: \(try await store.deleteFileProvider(appId: app, installationId: id, now: now, revision: nil))"
+            return "existed: \(try await store.registry.deleteFileProvider(appId: app, installationId: id, now: now, revision: nil))"
         case .putEnumerator(let app, let id, let enumerator, let maxLive):
-            try await store.putEnumerator(appId: app, installationId: id, enumerator, now: now, maxLive: maxLive)
+            try await store.registry.putEnumerator(appId: app, installationId: id, enumerator, now: now, maxLive: maxLive)
         case .deleteInstallation(let app, let id):
-            return "existed: \(try await store.deleteInstallation(appId: app, id: id))"
+            return "existed: \(try await store.registry.deleteInstallation(appId: app, id: id))"
         case .createEvent(let record):
-            try await store.createEvent(record)
+            try await store.delivery.createEvent(record)
         case .fanOut(let event, let batch, let handOff):
-            let step = try await store.fanOutStep(eventId: event, batchSize: batch, now: now, handOff: handOff)
+            let step = try await store.delivery.fanOutStep(eventId: event, batchSize: batch, now: now, handOff: handOff)
             let handedOff = replica.hold(step.handedOff)
             return "planned \(step.planned), coalesced \(step.coalesced), finished \(step.finished), busy \(step.busy), handed off [\(handedOff)]"
         case .claim(let limit, let paused):
-            return "claimed [\(replica.hold(try await store.claimDuePushes(now: now, limit: limit, pausedApps: paused)))]"
+            return "claimed [\(replica.hold(try await store.delivery.claimDuePushes(now: now, limit: limit, pausedApps: paused)))]"
         case .complete(let results):
             var completions: [PushCompletion] = []
             for (identity, result) in results {
                 guard let push = replica.inFlight.removeValue(forKey: identity) else { return "no push \(identity) in flight" }
                 completions.append(PushCompletion(push: push, result: result))
             }
-            let summary = try await store.complete(completions, now: now)
+            let summary = try await store.delivery.complete(completions, now: now)
             return "tokens pruned \(summary.tokensPruned), claims lost \(summary.claimsLost)"
         case .restart(_, let lateAnswers):
             let stale = replica.inFlight
             replica.inFlight = [:]
             replica.active = 1 - replica.active
-            var answer = "released \(try await replica.store.releaseClaims(now: now))"
+            var answer = "released \(try await replica.store.delivery.releaseClaims(now: now))"
             if lateAnswers {
                 let late = stale.sorted { $0.key < $1.key }.map { PushCompletion(push: $0.value, result: .delivered) }
-                let summary = try await replica.stopped.complete(late, now: now)
+                let summary = try await replica.stopped.delivery.complete(late, now: now)
                 answer += ", late answers lost \(summary.claimsLost) of \(late.count)"
             }
             return answer
         case .advance:
             break
         case .setIntervals(let app, let intervals):
-            try await store.setPushIntervals(appId: app, intervals)
-            return "intervals \(try await store.pushIntervals(appId: app).sorted { $0.key.rawValue < $1.key.rawValue })"
+            try await store.delivery.setPushIntervals(appId: app, intervals)
+            return "intervals \(try await store.delivery.pushIntervals(appId: app).sorted { $0.key.rawValue < $1.key.rawValue })"
         case .deleteExpiredEnumerators:
-            return "expired \(try await store.deleteExpiredEnumerators(now: now))"
+            return "expired \(try await store.registry.deleteExpiredEnumerators(now: now))"
         case .failEvent(let id):
-            try await store.failEvent(id: id, reason: "gave up", now: now)
+            try await store.delivery.failEvent(id: id, reason: "gave up", now: now)
         case .purge(let age):
-            return "purged \(try await store.purgeEvents(createdBefore: now - age, limit: 1_000))"
+            return "purged \(try await store.delivery.purgeEvents(createdBefore: now - age, limit: 1_000))"
         }
         return "done"
     }
 
     /// Everything the ports show of the sequence's data after a step: the outbox, the events, and the installations of
     /// `apps`.
-    func observe(_ store: any PortStores, installationsOf apps: CrossCheckOperation.ChangedApps) async throws -> CrossCheckObservation {
+    func observe(_ store: PortStores, installationsOf apps: CrossCheckOperation.ChangedApps) async throws -> CrossCheckObservation {
         var observation = CrossCheckObservation()
-        observation.depth = try await store.outboxDepth()
-        observation.nextDue = try await store.nextDueDate(pausedApps: [])
-        observation.queued = try await store.eventsToFanOut(limit: 20).map(\.id)
+        observation.depth = try await store.delivery.outboxDepth()
+        observation.nextDue = try await store.delivery.nextDueDate(pausedApps: [])
+        observation.queued = try await store.delivery.eventsToFanOut(limit: 20).map(\.id)
         for app in draw.apps where apps == .all || apps == .one(app) {
-            for id in draw.installationIds { observation.installations["\(app)/\(id)"] = try await store.installation(appId: app, id: id, now: now) }
+            for id in draw.installationIds { observation.installations["\(app)/\(id)"] = try await store.registry.installation(appId: app, id: id, now: now) }
         }
         for id in events {
             var status: EventStatus?
-            for app in draw.apps where status == nil { status = try await store.eventStatus(appId: app, id: id) }
+            for app in draw.apps where status == nil { status = try await store.delivery.eventStatus(appId: app, id: id) }
             observation.events[id] = status
         }
         return observation

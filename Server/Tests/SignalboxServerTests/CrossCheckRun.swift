@@ -21,12 +21,12 @@ struct CrossCheckRun {
     }
 
     /// The reference: the memory store.
-    var memory: MemoryStore { replicas[0].store as! MemoryStore }
+    var memory: MemoryStore { replicas[0].store.registry as! MemoryStore }
 
     /// - Returns: the first mismatch, described with the operations that led to it, or nil.
     mutating func run(operations: Int) async throws -> String? {
         for app in draw.apps {
-            for replica in replicas { try await replica.store.createApp(RegistryStoreConformance.app(app, keyHash: app)) }
+            for replica in replicas { try await replica.store.registry.createApp(RegistryStoreConformance.app(app, keyHash: app)) }
         }
         // First every installation registers something, so that events have audiences from the start.
         var prelude: [CrossCheckOperation] = []
@@ -83,8 +83,8 @@ struct CrossCheckRun {
     /// Removes the sequence's apps with everything they have, so the next sequence starts from an empty outbox.
     func deleteApps() async throws {
         for replica in replicas {
-            for app in draw.apps { _ = try await replica.store.deleteApp(id: app) }
-            #expect(try await replica.store.outboxDepth() == 0)
+            for app in draw.apps { _ = try await replica.store.registry.deleteApp(id: app) }
+            #expect(try await replica.store.delivery.outboxDepth() == 0)
         }
     }
 

@@ -33,10 +33,10 @@ import Testing
     private func withReplicas(_ body: ([CrossCheckReplica]) async throws -> Void) async throws {
         try await StoreBackend.memory.withStores(2) { memory in
             try await Backend.sqlite.withStores(2) { sqlite in
-                let replicas = [CrossCheckReplica(name: "memory", stores: memory), CrossCheckReplica(name: "sqlite", stores: sqlite)]
+                let replicas = [CrossCheckReplica(name: "memory", stores: memory), CrossCheckReplica(name: "sqlite", stores: sqlite.map(PortStores.init))]
                 guard Backend.available.contains(.postgres) else { return try await body(replicas) }
                 try await Backend.postgres.withStores(2) { postgres in
-                    try await body(replicas + [CrossCheckReplica(name: "postgres", stores: postgres)])
+                    try await body(replicas + [CrossCheckReplica(name: "postgres", stores: postgres.map(PortStores.init))])
                 }
             }
         }

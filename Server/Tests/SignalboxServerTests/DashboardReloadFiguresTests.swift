@@ -13,13 +13,13 @@ import Testing
     @Test func theTableShowsTheFiguresAndCountsAgainAfterHalfAMinute() async throws {
         let harness = try await Harness.make()
         try await harness.run { api in
-            let store = try #require(harness.dependencies.store as? SQLRegistryStore)
+            let store = harness.dependencies.stores
             let app = try await api.createApp()
             let base = "/v1/apps/\(app.id)/installations/phone"
             expectStatus(204, try await api.call(.put, base, key: app.serverKey, json: #"{"userId":"u1","channels":[],"environment":"sandbox"}"#))
             expectStatus(204, try await api.call(.put, base + "/controls", key: app.serverKey, json: #"{"controls":[{"kind":"door","pushToken":"b001"}]}"#))
             func deliverAndReload(_ event: String) async throws {
-                try await store.logDeliveries([DeliveryLogEntry(
+                try await store.deliveryLog.logDeliveries([DeliveryLogEntry(
                     appId: app.id, token: "b001", pushType: "controls", eventId: event, installationId: "phone", outcome: .delivered,
                     answer: DeliveryAnswer(status: 200), attempt: 1, at: harness.clock.now - 2
                 )])

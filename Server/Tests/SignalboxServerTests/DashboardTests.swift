@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import SignalboxDashboard
+import SignalboxModel
 @testable import SignalboxServer
 @testable import SignalboxStore
 import SQLKit
@@ -224,13 +225,14 @@ import Testing
         }
     }
 
-    static func rows(_ store: SQLRegistryStore) async throws -> Int {
+    static func rows(_ store: Stores) async throws -> Int {
         try await stored(store).count
     }
 
     /// Every stored row, its columns joined.
-    static func stored(_ store: SQLRegistryStore) async throws -> [String] {
-        try await store.connector.withDatabase { db in
+    static func stored(_ store: Stores) async throws -> [String] {
+        let sessions = try #require(store.dashboardSessions as? SQLDashboardSessions)
+        return try await sessions.oneStatement { db in
             try await db.raw("SELECT secret_hash || ' ' || owner || ' ' || COALESCE(server_key_hash, '') AS line FROM dashboard_sessions").all()
                 .map { try $0.decode(column: "line", as: String.self) }
         }

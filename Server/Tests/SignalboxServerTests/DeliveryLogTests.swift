@@ -140,8 +140,8 @@ import Testing
 
     @Test(arguments: Backend.available) func pruningKeepsEachAppsNewestLinesWithinTheRetention(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.createApp(RegistryStoreConformance.app("a", keyHash: "hash-a"))
-            try await store.createApp(RegistryStoreConformance.app("b", keyHash: "hash-b"))
+            try await store.registry.createApp(RegistryStoreConformance.app("a", keyHash: "hash-a"))
+            try await store.registry.createApp(RegistryStoreConformance.app("b", keyHash: "hash-b"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             func line(_ app: String, _ minute: Int) -> DeliveryLogEntry {
                 DeliveryLogEntry(
@@ -149,17 +149,17 @@ import Testing
                     attempt: 1, at: start.addingTimeInterval(Double(minute) * 60)
                 )
             }
-            try await store.logDeliveries((0..<6).map { line("a", $0) } + (0..<2).map { line("b", $0) })
+            try await store.deliveryLog.logDeliveries((0..<6).map { line("a", $0) } + (0..<2).map { line("b", $0) })
             // Lines before minute 1 are too old; each app keeps its newest 3.
-            let removed = try await store.pruneDeliveryLog(before: start.addingTimeInterval(60), keepPerApp: 3)
+            let removed = try await store.deliveryLog.pruneDeliveryLog(before: start.addingTimeInterval(60), keepPerApp: 3)
             #expect(removed == 4)
-            let kept = try await store.deliveryLog(appId: "a", token: "aa", limit: 10).map(\.at)
+            let kept = try await store.deliveryLog.deliveryLog(appId: "a", token: "aa", limit: 10).map(\.at)
             #expect(kept == [5, 4, 3].map { start.addingTimeInterval(Double($0) * 60) })
-            #expect(try await store.deliveryLog(appId: "b", token: "aa", limit: 10).count == 1)
-            #expect(try await store.deliveryOutcomes(appId: "a", eventId: "e") == [.delivered: 3])
-            #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(60), keepPerApp: 3) == 0, "nothing left to prune")
-            #expect(try await store.deleteApp(id: "a"))
-            #expect(try await store.deliveryLog(appId: "a", token: "aa", limit: 10).isEmpty, "a deleted app's log goes with it")
+            #expect(try await store.deliveryLog.deliveryLog(appId: "b", token: "aa", limit: 10).count == 1)
+            #expect(try await store.deliveryLog.deliveryOutcomes(appId: "a", eventId: "e") == [.delivered: 3])
+            #expect(try await store.deliveryLog.pruneDeliveryLog(before: start.addingTimeInterval(60), keepPerApp: 3) == 0, "nothing left to prune")
+            #expect(try await store.registry.deleteApp(id: "a"))
+            #expect(try await store.deliveryLog.deliveryLog(appId: "a", token: "aa", limit: 10).isEmpty, "a deleted app's log goes with it")
         }
     }
 
@@ -167,7 +167,7 @@ import Testing
     /// answers) are more than a turn and still go.
     @Test(arguments: Backend.available) func pruningGoesInTurnsThroughLinesOfOneMillisecond(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(RegistryStoreConformance.app("a"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             func line(_ milliseconds: Int) -> DeliveryLogEntry {
                 DeliveryLogEntry(
@@ -178,9 +178,9 @@ import Testing
             let sameMillisecond = (0..<7_000).map { _ in line(0) }
             let spread = (1...7_000).map(line)
             let recent = (0..<10).map { line(3_600_000 + $0) }
-            try await store.logDeliveries(sameMillisecond + spread + recent)
-            #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(1_800), keepPerApp: 100_000) == 14_000)
-            #expect(try await store.deliveryOutcomes(appId: "a", since: start) == [.delivered: 10])
+            try await store.deliveryLog.logDeliveries(sameMillisecond + spread + recent)
+            #expect(try await store.deliveryLog.pruneDeliveryLog(before: start.addingTimeInterval(1_800), keepPerApp: 100_000) == 14_000)
+            #expect(try await store.deliveryLog.deliveryOutcomes(appId: "a", since: start) == [.delivered: 10])
         }
     }
 
@@ -188,7 +188,7 @@ import Testing
     /// installation, token and event find both, once each, newest first; the prune counts both.
     @Test(arguments: Backend.available) func linesInRunsAndRowsAreFoundByInstallationTokenAndEvent(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(RegistryStoreConformance.app("a"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             func line(_ index: Int, event: String, outcome: DeliveryOutcome = .delivered, attempt: Int = 1, minute: Int) -> DeliveryLogEntry {
                 DeliveryLogEntry(
@@ -200,44 +200,44 @@ import Testing
             // Two recordings of the large event, in an order that is not the installations' (answers arrive so).
             let large = (0..<LogRun.packedLines + 50).map { line($0, event: "large", minute: 2) }
             let later = (0..<LogRun.packedLines).reversed().map { line($0, event: "large", minute: 3) }
-            try await store.logDeliveries([line(7, event: "small", outcome: .retry, minute: 0), line(7, event: "small", attempt: 2, minute: 1)])
-            try await store.logDeliveries(large)
-            try await store.logDeliveries(later)
+            try await store.deliveryLog.logDeliveries([line(7, event: "small", outcome: .retry, minute: 0), line(7, event: "small", attempt: 2, minute: 1)])
+            try await store.deliveryLog.logDeliveries(large)
+            try await store.deliveryLog.logDeliveries(later)
 
-            let byInstallation = try await store.deliveryLog(appId: "a", installationId: "i007", limit: 10)
+            let byInstallation = try await store.deliveryLog.deliveryLog(appId: "a", installationId: "i007", limit: 10)
             #expect(byInstallation.map { [$0.eventId, $0.outcome.rawValue, $0.answer.apnsId] } == [
                 ["large", "delivered", "apns-7-3"], ["large", "delivered", "apns-7-2"], ["small", "delivered", "apns-7-1"], ["small", "retry", "apns-7-0"],
             ])
             #expect(byInstallation.first == later.first { $0.token == "b007" })
-            #expect(try await store.deliveryLog(appId: "a", token: "b007", limit: 10) == byInstallation)
-            #expect(try await store.deliveryLog(appId: "a", installationId: "i149", limit: 10).map(\.token) == ["b149"])
-            #expect(try await store.deliveryLog(appId: "a", installationId: "i150", limit: 10).isEmpty)
-            let event = try await store.deliveryLog(appId: "a", eventId: "large", limit: 1_000)
+            #expect(try await store.deliveryLog.deliveryLog(appId: "a", token: "b007", limit: 10) == byInstallation)
+            #expect(try await store.deliveryLog.deliveryLog(appId: "a", installationId: "i149", limit: 10).map(\.token) == ["b149"])
+            #expect(try await store.deliveryLog.deliveryLog(appId: "a", installationId: "i150", limit: 10).isEmpty)
+            let event = try await store.deliveryLog.deliveryLog(appId: "a", eventId: "large", limit: 1_000)
             #expect(event.count == large.count + later.count && Set(event) == Set(large + later))
-            #expect(try await store.deliveryLog(appId: "a", eventId: "large", limit: 3).map(\.at) == Array(repeating: start.addingTimeInterval(180), count: 3))
-            #expect(try await store.deliveryOutcomes(appId: "a", eventId: "large") == [.delivered: large.count + later.count])
-            #expect(try await store.deliveryOutcomes(appId: "a", since: start.addingTimeInterval(60)) == [.delivered: large.count + later.count + 1])
+            #expect(try await store.deliveryLog.deliveryLog(appId: "a", eventId: "large", limit: 3).map(\.at) == Array(repeating: start.addingTimeInterval(180), count: 3))
+            #expect(try await store.deliveryLog.deliveryOutcomes(appId: "a", eventId: "large") == [.delivered: large.count + later.count])
+            #expect(try await store.deliveryLog.deliveryOutcomes(appId: "a", since: start.addingTimeInterval(60)) == [.delivered: large.count + later.count + 1])
 
             // Keeping 101 lines keeps the later run (100) and the newest line logged before it, which is in the large
             // run: that run's time goes whole, and the small event's lines are older.
-            #expect(try await store.pruneDeliveryLog(before: start, keepPerApp: LogRun.packedLines + 1) == large.count + 2)
-            #expect(try await store.deliveryLog(appId: "a", installationId: "i007", limit: 10) == [byInstallation[0]])
-            #expect(try await store.pruneDeliveryLog(before: start.addingTimeInterval(240), keepPerApp: 1_000) == later.count)
-            #expect(try await store.deliveryOutcomes(appId: "a", since: start).isEmpty)
+            #expect(try await store.deliveryLog.pruneDeliveryLog(before: start, keepPerApp: LogRun.packedLines + 1) == large.count + 2)
+            #expect(try await store.deliveryLog.deliveryLog(appId: "a", installationId: "i007", limit: 10) == [byInstallation[0]])
+            #expect(try await store.deliveryLog.pruneDeliveryLog(before: start.addingTimeInterval(240), keepPerApp: 1_000) == later.count)
+            #expect(try await store.deliveryLog.deliveryOutcomes(appId: "a", since: start).isEmpty)
         }
     }
 
     /// A run's range of installation ids is bytewise, in a PostgreSQL database whose collation is not: "a" sorts
     /// before "B" in en-US and after it in bytes.
     @Test(arguments: Backend.shared) func aRunIsFoundUnderALocaleCollation(_ backend: Backend) async throws {
-        let store = try await PostgresRegistryStore.open(url: try TestDatabases.fresh(icuLocale: "en-US"), logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 2, connectDeadline: TestDatabases.connectDeadline)
+        let store = try await backend.open(url: try TestDatabases.fresh(icuLocale: "en-US"), maxConnections: 2)
         do {
-            try await store.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(RegistryStoreConformance.app("a"))
             let ids = ["a", "B", "c"] + (0..<LogRun.packedLines).map { "x\($0)" }
-            try await store.logDeliveries(ids.map {
+            try await store.deliveryLog.logDeliveries(ids.map {
                 DeliveryLogEntry(appId: "a", token: "aa", pushType: "controls", eventId: "e", installationId: $0, outcome: .delivered, answer: DeliveryAnswer(status: 200), attempt: 1, at: Date())
             })
-            for id in ["a", "B", "c"] { #expect(try await store.deliveryLog(appId: "a", installationId: id, limit: 5).count == 1, "\(id)") }
+            for id in ["a", "B", "c"] { #expect(try await store.deliveryLog.deliveryLog(appId: "a", installationId: id, limit: 5).count == 1, "\(id)") }
         } catch {
             try await store.close()
             throw error
@@ -249,7 +249,7 @@ import Testing
     /// text, missing values and large numbers come back as they went in.
     @Test(arguments: Backend.available) func awkwardTextInTheLogIsData(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(RegistryStoreConformance.app("a"))
             let at = Date(timeIntervalSince1970: 4_102_444_800.123)
             let awkward = DeliveryLogEntry(
                 appId: "a", token: "aa", pushType: "controls", eventId: nil, outcome: .failed,
@@ -260,8 +260,8 @@ import Testing
                 appId: "a", token: "aa", pushType: "widgets", eventId: "e", outcome: .delivered, answer: DeliveryAnswer(status: 200),
                 attempt: 1, at: at.addingTimeInterval(-1)
             )
-            try await store.logDeliveries([awkward, plain])
-            let lines = try await store.deliveryLog(appId: "a", token: "aa", limit: 10)
+            try await store.deliveryLog.logDeliveries([awkward, plain])
+            let lines = try await store.deliveryLog.deliveryLog(appId: "a", token: "aa", limit: 10)
             #expect(lines.count == 2)
             #expect(lines.first?.answer == awkward.answer)
             #expect(lines.first?.eventId == nil && lines.first?.attempt == Int(Int32.max) && lines.first.map { ($0.at.timeIntervalSince1970 * 1000).rounded() } == 4_102_444_800_123)

@@ -20,8 +20,8 @@ struct DeviceSecretCLITests {
         let key = SymmetricKey(data: masterKey)
         func legacySeal(_ text: String) throws -> [UInt8] { Array(try AES.GCM.seal(Data(text.utf8), using: key).combined!) }
         let app = TestApp(id: "legacy-app", serverKey: "sbk_legacy", deviceSecret: Secret.generate(prefix: "sbd_"))
-        try await closing(try await SQLiteRegistryStore.open(path: data + "/signalbox.sqlite", logger: Logger(label: "test.store"))) { store in
-            try await store.createApp(
+        try await closing(try await SQLStores.sqlite(path: data + "/signalbox.sqlite", logger: Logger(label: "test.store"))) { store in
+            try await store.registry.createApp(
                 AppRecord(
                     id: app.id, bundleId: "com.example.legacy", teamId: "TEAM123456", keyId: "KEY1234567", environment: .sandbox,
                     sealedPrivateKey: try legacySeal(P256.Signing.PrivateKey().pemRepresentation),

@@ -83,9 +83,9 @@ struct DeviceSecretTests {
         try await harness.run { api in
             let a = try await api.createApp()
             let b = try await api.createApp(bundleId: "com.example.other")
-            let store = harness.dependencies.store
-            let sealedB = try #require(try await store.app(id: b.id)).sealedDeviceSecret
-            #expect(try await store.rotateDeviceSecret(appId: a.id, sealed: sealedB, previous: nil, previousExpiresAt: nil))
+            let store = harness.dependencies.stores
+            let sealedB = try #require(try await store.registry.app(id: b.id)).sealedDeviceSecret
+            #expect(try await store.registry.rotateDeviceSecret(appId: a.id, sealed: sealedB, previous: nil, previousExpiresAt: nil))
             let path = "/v1/apps/\(a.id)/installations/i1"
             var claims = a.claims(now: harness.clock.now)
             #expect(try await api.call(.put, path, key: try await a.sign(claims, secret: b.deviceSecret), json: "{}").errorCode == "invalid_token")
@@ -103,8 +103,9 @@ struct DeviceSecretTests {
         let deviceSecret = Secret.generate(prefix: "sbd_")
         let pem = P256.Signing.PrivateKey().pemRepresentation
         let appId = "legacy-app"
-        try await Backend.sqlite.withStore { store in
-            try await store.createApp(
+        let database = try await Backend.sqlite.open()
+        try await closing(database) { store in
+            try await store.registry.createApp(
                 AppRecord(
                     id: appId, bundleId: "com.example.legacy", teamId: "TEAM123456", keyId: "KEY1234567", environment: .sandbox,
                     sealedPrivateKey: try legacySeal(pem), sealedDeviceSecret: try legacySeal(deviceSecret),
@@ -113,19 +114,19 @@ struct DeviceSecretTests {
             )
             let secrets = try SecretBox(masterKey: masterKey)
             // Legacy values are not read as bound ones.
-            let legacy = try #require(try await store.app(id: appId))
+            let legacy = try #require(try await store.registry.app(id: appId))
             #expect(throws: SecretBox.OpenError.self) { try secrets.open(legacy.sealedDeviceSecret, appId: appId, column: .deviceSecret) }
 
-            #expect(try await resealLegacySecrets(store: store, secrets: secrets, logger: Logger(label: "test")) == 1)
-            let record = try #require(try await store.app(id: appId))
+            #expect(try await resealLegacySecrets(store: store.registry, secrets: secrets, logger: Logger(label: "test")) == 1)
+            let record = try #require(try await store.registry.app(id: appId))
             #expect(record.sealedDeviceSecret.first == 1 && record.sealedPrivateKey.first == 1)
             #expect(try secrets.open(record.sealedDeviceSecret, appId: appId, column: .deviceSecret) == deviceSecret)
             #expect(try secrets.open(record.sealedPrivateKey, appId: appId, column: .privateKey) == pem)
-            #expect(try await resealLegacySecrets(store: store, secrets: secrets, logger: Logger(label: "test")) == 0)
-            #expect(try await store.app(id: appId) == record)
+            #expect(try await resealLegacySecrets(store: store.registry, secrets: secrets, logger: Logger(label: "test")) == 0)
+            #expect(try await store.registry.app(id: appId) == record)
 
             let app = TestApp(id: appId, serverKey: "sbk_legacy", deviceSecret: deviceSecret)
-            let harness = try await Harness.make(masterKey: masterKey, store: store)
+            let harness = try await Harness.make(masterKey: masterKey, store: database)
             try await harness.run { api in
                 let token = try await app.sign(app.claims(now: harness.clock.now))
                 #expect(try await api.call(.put, "/v1/apps/\(appId)/installations/i1", key: token, json: "{}").status == 204)

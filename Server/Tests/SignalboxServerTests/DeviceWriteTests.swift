@@ -137,7 +137,7 @@ struct DeviceWriteTests {
             let app = try await api.createApp()
             let path = "/v1/apps/\(app.id)/installations/i1"
             let token = try await app.sign(app.claims(now: harness.clock.now))
-            try await (harness.dependencies.store as? SQLRegistryStore)?.close()
+            try await harness.database.close()
             let wellShapedKey = "sbk_" + String(repeating: "A", count: 43)
             #expect(try await api.call(.put, path, key: wellShapedKey, json: "{}").status >= 500)
             let shapes = [

@@ -8,8 +8,8 @@ import Testing
 /// A large fan-out on PostgreSQL is cut into ranges of installation ids that several instances plan at once.
 extension OutboxConformanceTests {
     /// App `a` with `count` installations `i00001`… of one control each, bulk-loaded and analyzed; event `e1` to all.
-    func bulkSeed(_ url: String, _ store: SQLRegistryStore, installations count: Int) async throws {
-        try await seed(store, installations: 0)
+    func bulkSeed(_ url: String, _ store: Stores, installations count: Int) async throws {
+        try await seed(PortStores(store), installations: 0)
         try TestDatabases.psql(url, """
             INSERT INTO installations (app_id, installation_id, user_id, channels, environment, created_at, last_seen_at)
                 SELECT 'a', 'i' || lpad(n::text, 5, '0'), NULL, '[]', 'sandbox', 0, 0 FROM generate_series(1, \(count)) n;
@@ -20,14 +20,14 @@ extension OutboxConformanceTests {
     }
 
     /// Runs `body` with `count` PostgreSQL stores on one fresh database, and closes them.
-    func withPostgres(stores count: Int, _ body: (String, [SQLRegistryStore]) async throws -> Void) async throws {
+    func withPostgres(stores count: Int, _ body: (String, [Stores]) async throws -> Void) async throws {
         let url = try TestDatabases.fresh()
-        var stores: [SQLRegistryStore] = []
+        var stores: [SQLStores] = []
         do {
             for _ in 0..<count {
-                stores.append(try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4, connectDeadline: TestDatabases.connectDeadline))
+                stores.append(try await Backend.postgres.open(url: url))
             }
-            try await body(url, stores)
+            try await body(url, stores.map(\.ports))
         } catch {
             for store in stores { try? await store.close() }
             throw error
@@ -37,12 +37,12 @@ extension OutboxConformanceTests {
 
     /// Steps until the event is planned or, with `untilBusy`, until every range left is held elsewhere (a busy step
     /// otherwise waits a little, as the fan-out service does). - Returns: the pushes planned and the last step.
-    func step(_ store: SQLRegistryStore, untilBusy: Bool = false) async throws -> (planned: Int, last: FanOutStep) {
+    func step(_ store: Stores, untilBusy: Bool = false) async throws -> (planned: Int, last: FanOutStep) {
         var planned = 0
         var step = FanOutStep(planned: 0, coalesced: 0, finished: false)
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
-            step = try await store.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
+            step = try await store.delivery.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
             planned += step.planned
             if step.finished || (untilBusy && step.busy) { break }
             if step.busy { try await Task.sleep(for: .milliseconds(5)) }
@@ -54,7 +54,7 @@ extension OutboxConformanceTests {
         try await withPostgres(stores: 1) { url, stores in
             let store = stores[0]
             try await bulkSeed(url, store, installations: 3_000)
-            let split = try await store.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
+            let split = try await store.delivery.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
             #expect(split.planned == 0 && !split.finished && !split.busy)
             let bounds = try TestDatabases.psql(url, "SELECT coalesce(upper_bound, '-') FROM event_ranges WHERE event_id = 'e1' ORDER BY position")
             #expect(bounds.split(separator: "\n") == ["i01000", "i02000", "-"], "3,000 installations in pages of 100: 3 ranges")
@@ -78,7 +78,7 @@ extension OutboxConformanceTests {
             let rest = try await step(store)
             #expect(rest.last.finished && rest.planned == 1_000)
             #expect(try TestDatabases.psql(url, "SELECT count(*), count(DISTINCT token) FROM outbox") == "3000|3000")
-            let status = try #require(try await store.eventStatus(appId: "a", id: "e1"))
+            let status = try #require(try await store.delivery.eventStatus(appId: "a", id: "e1"))
             #expect(status.matched == 3_000 && status.state == .delivering)
             #expect(try TestDatabases.psql(url, "SELECT count(*) FROM event_ranges") == "0", "a planned event's ranges are gone")
         }
@@ -92,11 +92,11 @@ extension OutboxConformanceTests {
                 INSERT INTO installation_channels (app_id, channel, installation_id)
                     SELECT 'a', 'home:42', 'i' || lpad(n::text, 5, '0') FROM generate_series(1, 5) n
                 """)
-            try await stores[0].createEvent(EventRecord(
+            try await stores[0].delivery.createEvent(EventRecord(
                 id: "e2", appId: "a", request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .channels(["home:42"])),
                 createdAt: now
             ))
-            let step = try await stores[0].fanOutStep(eventId: "e2", batchSize: 100, now: now + 10, handOff: 0)
+            let step = try await stores[0].delivery.fanOutStep(eventId: "e2", batchSize: 100, now: now + 10, handOff: 0)
             #expect(step.planned == 5 && step.finished)
             #expect(try TestDatabases.psql(url, "SELECT fan_out_ranges FROM events WHERE event_id = 'e2'") == "0")
         }
@@ -112,7 +112,7 @@ extension OutboxConformanceTests {
             print("ranges.two_instances_planned=\(a.planned)+\(b.planned)")
             #expect(a.planned + b.planned == 3_000)
             #expect(try TestDatabases.psql(url, "SELECT count(*), count(DISTINCT token) FROM outbox") == "3000|3000")
-            let status = try #require(try await stores[0].eventStatus(appId: "a", id: "e1"))
+            let status = try #require(try await stores[0].delivery.eventStatus(appId: "a", id: "e1"))
             #expect(status.matched == 3_000 && status.coalesced == 0 && status.state == .delivering)
         }
     }

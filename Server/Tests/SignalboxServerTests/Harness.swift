@@ -16,13 +16,15 @@ struct Harness {
     static let adminKey = "sba_test-admin-key-0123456789abcdef"
     let dependencies: APIDependencies
     let clock: TestClock
+    /// The stores' database, closed when `run` ends.
+    let database: SQLStores
 
     /// A fresh server; `now` is the clock the API sees.
     /// - Parameters:
     ///   - masterKey: seals the stored secrets (random when absent).
-    ///   - store: the storage (a new in-memory SQLite store when absent).
+    ///   - store: the storage (new in-memory SQLite stores when absent).
     static func make(
-        masterKey: [UInt8]? = nil, store: SQLRegistryStore? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
+        masterKey: [UInt8]? = nil, store: SQLStores? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> Harness {
         var configuration = ServerConfiguration()
         // An in-process receiver can answer seconds late in a full run on 2 cores: deadlines only a hang reaches.
@@ -31,14 +33,13 @@ struct Harness {
         configure(&configuration)
         // Everything that can throw comes before the store is opened: `run` closes it.
         let secrets = try SecretBox(masterKey: masterKey ?? Secret.randomBytes(32))
-        let store = if let store { store } else { try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test.store")) }
+        let store = if let store { store } else { try await SQLStores.sqlite(path: nil, logger: Logger(label: "test.store")) }
         let clock = TestClock(Date())
         let harness = Harness(
             dependencies: APIDependencies(
-                configuration: configuration, store: store, dashboardSessions: store.dashboardSessions, adminKey: adminKey, secrets: secrets,
-                now: { clock.now }
+                configuration: configuration, stores: store.ports, adminKey: adminKey, secrets: secrets, now: { clock.now }
             ),
-            clock: clock
+            clock: clock, database: store
         )
         return harness
     }
@@ -51,10 +52,10 @@ struct Harness {
         do {
             try await app.test(.router) { client in try await body(APIClient(client: client)) }
         } catch {
-            try? await (dependencies.store as? SQLRegistryStore)?.close()
+            try? await database.close()
             throw error
         }
-        try await (dependencies.store as? SQLRegistryStore)?.close()
+        try await database.close()
     }
 }
 

@@ -9,24 +9,24 @@ struct InstallationPagingTests {
     @Test(arguments: Backend.available) func pagesListEveryInstallationOnceAndOnlyTheApps(_ backend: Backend) async throws {
         try await backend.withStore { store in
             let now = Date(timeIntervalSince1970: 1_800_000_000)
-            try await store.createApp(RegistryStoreConformance.app("a"))
-            try await store.createApp(RegistryStoreConformance.app("b"))
+            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(RegistryStoreConformance.app("b"))
             let ids = (0..<23).map { "inst-\($0)" } + ["Zed", "a_b", "é-accent"]
             for id in ids {
-                try await store.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
+                try await store.registry.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
             }
-            try await store.putInstallation(appId: "b", Installation(id: "other", userId: nil, channels: [], environment: .sandbox), now: now)
+            try await store.registry.putInstallation(appId: "b", Installation(id: "other", userId: nil, channels: [], environment: .sandbox), now: now)
             var seen: [String] = []
             var after: String?
             repeat {
-                let page = try await store.installationIds(appId: "a", after: after, limit: 5)
+                let page = try await store.deliveryLog.installationIds(appId: "a", after: after, limit: 5)
                 seen += page
                 after = page.count == 5 ? page.last : nil
             } while after != nil
             #expect(seen.count == ids.count)
             #expect(Set(seen) == Set(ids))
-            #expect(try await store.installationIds(appId: "b", after: nil, limit: 10) == ["other"])
-            #expect(try await store.installationIds(appId: "c", after: nil, limit: 10).isEmpty)
+            #expect(try await store.deliveryLog.installationIds(appId: "b", after: nil, limit: 10) == ["other"])
+            #expect(try await store.deliveryLog.installationIds(appId: "c", after: nil, limit: 10).isEmpty)
         }
     }
 }

@@ -17,16 +17,16 @@ import Testing
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// App `a` with `count` installations of one control each (tokens `t0000`…), and event `id` to all of them.
-    func seed(_ store: any PortStores, installations count: Int, events: [String] = ["e1"], at time: Date? = nil) async throws {
+    func seed(_ store: PortStores, installations count: Int, events: [String] = ["e1"], at time: Date? = nil) async throws {
         let now = time ?? now
-        try await store.createApp(RegistryStoreConformance.app("a"))
+        try await store.registry.createApp(RegistryStoreConformance.app("a"))
         for index in 0..<count {
             let id = String(format: "i%04d", index)
-            try await store.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
-            try await store.putControls(appId: "a", installationId: id, [Control(kind: "door", pushToken: String(format: "t%04d", index))], now: now)
+            try await store.registry.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
+            try await store.registry.putControls(appId: "a", installationId: id, [Control(kind: "door", pushToken: String(format: "t%04d", index))], now: now)
         }
         for (offset, id) in events.enumerated() {
-            try await store.createEvent(EventRecord(
+            try await store.delivery.createEvent(EventRecord(
                 id: id, appId: "a", request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all),
                 createdAt: now + Double(offset)
             ))
@@ -34,16 +34,16 @@ import Testing
     }
 
     /// Fans the event out completely without hand-off (every push pending).
-    func fanOut(_ store: any PortStores, _ event: String, batch: Int = 100) async throws {
+    func fanOut(_ store: PortStores, _ event: String, batch: Int = 100) async throws {
         var step = FanOutStep(planned: 0, coalesced: 0, finished: false)
-        while !step.finished { step = try await store.fanOutStep(eventId: event, batchSize: batch, now: now + 10, handOff: 0) }
+        while !step.finished { step = try await store.delivery.fanOutStep(eventId: event, batchSize: batch, now: now + 10, handOff: 0) }
     }
 
     /// Claims until nothing is due. - Returns: every push claimed.
-    func claimAll(_ store: any PortStores, at time: Date) async throws -> [OutboxPush] {
+    func claimAll(_ store: PortStores, at time: Date) async throws -> [OutboxPush] {
         var all: [OutboxPush] = []
         while true {
-            let claimed = try await store.claimDuePushes(now: time, limit: 25, pausedApps: [])
+            let claimed = try await store.delivery.claimDuePushes(now: time, limit: 25, pausedApps: [])
             if claimed.isEmpty { return all }
             all += claimed
         }
@@ -51,20 +51,20 @@ import Testing
 
     @Test(arguments: Backend.shared) func twoClaimersNeverGetTheSamePush(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
-            try await seed(stores[0], installations: 400)
-            try await fanOut(stores[0], "e1")
-            async let first = claimAll(stores[0], at: now + 20)
-            async let second = claimAll(stores[1], at: now + 20)
+            try await seed(PortStores(stores[0]), installations: 400)
+            try await fanOut(PortStores(stores[0]), "e1")
+            async let first = claimAll(PortStores(stores[0]), at: now + 20)
+            async let second = claimAll(PortStores(stores[1]), at: now + 20)
             let (a, b) = try await (first, second)
             let tokens = (a + b).map(\.token)
             #expect(tokens.count == 400, "every push claimed exactly once")
             #expect(Set(tokens).count == 400)
             // Each store records only what it claimed; the event's counters add up exactly.
-            async let recordedA = stores[0].complete(a.map { PushCompletion(push: $0, result: .delivered) }, now: now + 30)
-            async let recordedB = stores[1].complete(b.map { PushCompletion(push: $0, result: .delivered) }, now: now + 30)
+            async let recordedA = stores[0].delivery.complete(a.map { PushCompletion(push: $0, result: .delivered) }, now: now + 30)
+            async let recordedB = stores[1].delivery.complete(b.map { PushCompletion(push: $0, result: .delivered) }, now: now + 30)
             let (summaryA, summaryB) = try await (recordedA, recordedB)
             #expect(summaryA.claimsLost == 0 && summaryB.claimsLost == 0)
-            let status = try #require(try await stores[1].eventStatus(appId: "a", id: "e1"))
+            let status = try #require(try await stores[1].delivery.eventStatus(appId: "a", id: "e1"))
             #expect(status.matched == 400 && status.delivered == 400 && status.pending == 0 && status.state == .done)
         }
     }
@@ -77,17 +77,17 @@ import Testing
             let claimed = try await claimAll(gone, at: now + 20)
             #expect(claimed.count == 30)
             // A shared database keeps a live lease; SQLite has one process, so any other owner's claim is stale.
-            let early = try await survivor.releaseClaims(now: now + 21)
+            let early = try await survivor.delivery.releaseClaims(now: now + 21)
             #expect(early == (backend.ownedByOneProcess ? 30 : 0))
-            let released = try await survivor.releaseClaims(now: now + 20 + 3_600)
+            let released = try await survivor.delivery.releaseClaims(now: now + 20 + 3_600)
             #expect(early + released == 30)
             let retaken = try await claimAll(survivor, at: now + 3_700)
             #expect(Set(retaken.map(\.token)) == Set(claimed.map(\.token)))
             // The first owner's answers arrive late: fenced out, nothing counted twice.
-            let late = try await gone.complete(claimed.map { PushCompletion(push: $0, result: .delivered) }, now: now + 3_701)
+            let late = try await gone.delivery.complete(claimed.map { PushCompletion(push: $0, result: .delivered) }, now: now + 3_701)
             #expect(late.claimsLost == 30)
-            _ = try await survivor.complete(retaken.map { PushCompletion(push: $0, result: .delivered) }, now: now + 3_702)
-            let status = try #require(try await survivor.eventStatus(appId: "a", id: "e1"))
+            _ = try await survivor.delivery.complete(retaken.map { PushCompletion(push: $0, result: .delivered) }, now: now + 3_702)
+            let status = try #require(try await survivor.delivery.eventStatus(appId: "a", id: "e1"))
             #expect(status.delivered == 30 && status.pending == 0)
         }
     }
@@ -98,58 +98,59 @@ import Testing
             let holderClock = SharedClock()
             let aheadLocal: @Sendable () -> Date = { Date() + 600 }
             let aheadClock = SharedClock(local: aheadLocal)
-            try await holderClock.synchronize(read: holder.sharedTime)
-            try await aheadClock.synchronize(read: ahead.sharedTime)
+            try await holderClock.synchronize(read: holder.delivery.sharedTime)
+            try await aheadClock.synchronize(read: ahead.delivery.sharedTime)
             #expect(abs(aheadClock.now().timeIntervalSince(holderClock.now())) < 1, "both read the database's time")
-            try await seed(holder, installations: 30, at: holderClock.now() - 60)
+            try await seed(PortStores(holder), installations: 30, at: holderClock.now() - 60)
             var step = FanOutStep(planned: 0, coalesced: 0, finished: false)
-            while !step.finished { step = try await holder.fanOutStep(eventId: "e1", batchSize: 100, now: holderClock.now(), handOff: 0) }
-            #expect(try await claimAll(holder, at: holderClock.now()).count == 30)
-            #expect(try await ahead.releaseClaims(now: aheadClock.now()) == 0, "a lease of 60 s is still live")
-            #expect(try await ahead.releaseClaims(now: aheadLocal()) == 30, "by its own clock the leases had ended")
+            while !step.finished { step = try await holder.delivery.fanOutStep(eventId: "e1", batchSize: 100, now: holderClock.now(), handOff: 0) }
+            #expect(try await claimAll(PortStores(holder), at: holderClock.now()).count == 30)
+            #expect(try await ahead.delivery.releaseClaims(now: aheadClock.now()) == 0, "a lease of 60 s is still live")
+            #expect(try await ahead.delivery.releaseClaims(now: aheadLocal()) == 30, "by its own clock the leases had ended")
         }
     }
 
     @Test(arguments: Backend.shared) func anotherInstanceHearsOfAcceptedEventsAndQueuedPushes(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
             let heard = Mutex<[StorageChange]>([])
-            let listening = Task { try await stores[1].listenForChanges { change in heard.withLock { $0.append(change) } } }
+            let changes = try #require(stores[1].changes, "PostgreSQL has other instances to hear")
+            let listening = Task { try await changes.listenForChanges { change in heard.withLock { $0.append(change) } } }
             defer { listening.cancel() }
             // LISTEN takes effect once its connection has sent it; announce until the first is heard.
-            try await seed(stores[0], installations: 3, events: [])
+            try await seed(PortStores(stores[0]), installations: 3, events: [])
             var sent = 0
             while heard.withLock({ $0.isEmpty }) && sent < 50 {
-                try await stores[0].createEvent(EventRecord(
+                try await stores[0].delivery.createEvent(EventRecord(
                     id: "e\(sent)", appId: "a", request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all), createdAt: now
                 ))
                 sent += 1
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(heard.withLock { $0.first } == .eventAccepted)
-            try await fanOut(stores[0], "e0")
+            try await fanOut(PortStores(stores[0]), "e0")
             for _ in 0..<50 where !heard.withLock({ $0.contains(.pushesQueued) }) { try await Task.sleep(for: .milliseconds(100)) }
             #expect(heard.withLock { $0.contains(.pushesQueued) }, "pushes stored pending are announced")
         }
         try await Backend.sqlite.withStore { store in
-            try await store.listenForChanges { _ in Issue.record("SQLite has no other instances to hear") }
+            #expect(store.changes == nil, "SQLite has no other instances to hear")
         }
     }
 
     @Test(arguments: Backend.shared) func concurrentFanOutsCoalesceIntoOnePendingPushPerToken(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
-            try await seed(stores[0], installations: 300, events: ["e1", "e2"])
-            async let one: Void = fanOut(stores[0], "e1", batch: 50)
-            async let two: Void = fanOut(stores[1], "e2", batch: 50)
+            try await seed(PortStores(stores[0]), installations: 300, events: ["e1", "e2"])
+            async let one: Void = fanOut(PortStores(stores[0]), "e1", batch: 50)
+            async let two: Void = fanOut(PortStores(stores[1]), "e2", batch: 50)
             _ = try await (one, two)
-            let e1 = try #require(try await stores[0].eventStatus(appId: "a", id: "e1"))
-            let e2 = try #require(try await stores[0].eventStatus(appId: "a", id: "e2"))
+            let e1 = try #require(try await stores[0].delivery.eventStatus(appId: "a", id: "e1"))
+            let e2 = try #require(try await stores[0].delivery.eventStatus(appId: "a", id: "e2"))
             #expect(e1.matched == 300 && e2.matched == 300)
             #expect(e1.coalesced + e2.coalesced == 300, "one of the two pushes to each token was absorbed")
-            let claimed = try await claimAll(stores[1], at: now + 20)
+            let claimed = try await claimAll(PortStores(stores[1]), at: now + 20)
             #expect(claimed.count == 300 && Set(claimed.map(\.token)).count == 300)
-            _ = try await stores[1].complete(claimed.map { PushCompletion(push: $0, result: .delivered) }, now: now + 30)
+            _ = try await stores[1].delivery.complete(claimed.map { PushCompletion(push: $0, result: .delivered) }, now: now + 30)
             for id in ["e1", "e2"] {
-                let status = try #require(try await stores[0].eventStatus(appId: "a", id: id))
+                let status = try #require(try await stores[0].delivery.eventStatus(appId: "a", id: id))
                 #expect(status.delivered == 300 && status.state == .done, "each push delivered both events")
             }
         }
@@ -157,13 +158,13 @@ import Testing
 
     @Test(arguments: Backend.shared) func twoInstancesFanOutOneEventWithoutPlanningAPageTwice(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
-            try await seed(stores[0], installations: 500)
-            async let one: Void = fanOut(stores[0], "e1", batch: 20)
-            async let two: Void = fanOut(stores[1], "e1", batch: 20)
+            try await seed(PortStores(stores[0]), installations: 500)
+            async let one: Void = fanOut(PortStores(stores[0]), "e1", batch: 20)
+            async let two: Void = fanOut(PortStores(stores[1]), "e1", batch: 20)
             _ = try await (one, two)
-            let status = try #require(try await stores[0].eventStatus(appId: "a", id: "e1"))
+            let status = try #require(try await stores[0].delivery.eventStatus(appId: "a", id: "e1"))
             #expect(status.matched == 500 && status.coalesced == 0)
-            #expect(try await stores[0].outboxDepth() == 500)
+            #expect(try await stores[0].delivery.outboxDepth() == 500)
         }
     }
 }
@@ -172,9 +173,9 @@ extension OutboxConformanceTests {
     /// `complete` locks the event's row while it counts deliveries; a fan-out step must plan its page anyway.
     @Test(arguments: Backend.shared) func aStepPlansWhileAnotherInstanceCountsTheEventsDeliveries(_ backend: Backend) async throws {
         let url = try TestDatabases.fresh()
-        let store = try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4, connectDeadline: TestDatabases.connectDeadline)
+        let store = try await Backend.postgres.open(url: url)
         do {
-            try await seed(store, installations: 50)
+            try await seed(PortStores(store.ports), installations: 50)
             let counting = Process()
             counting.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             counting.arguments = ["psql", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", """
@@ -185,7 +186,7 @@ extension OutboxConformanceTests {
             while try TestDatabases.psql(url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'") == "0" {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            let step = try await store.fanOutStep(eventId: "e1", batchSize: 20, now: now + 10, handOff: 0)
+            let step = try await store.ports.delivery.fanOutStep(eventId: "e1", batchSize: 20, now: now + 10, handOff: 0)
             counting.waitUntilExit()
             #expect(!step.busy && step.planned == 20)
         } catch {
@@ -199,9 +200,9 @@ extension OutboxConformanceTests {
     /// the page query is planned from statistics (without them PostgreSQL sorts the whole audience per page).
     @Test func aFanOutAnalyzesRegistrationTablesThatWereNeverAnalyzed() async throws {
         let url = try TestDatabases.fresh()
-        let store = try await PostgresRegistryStore.open(url: url, logger: Logger(label: "test"), claimLease: .seconds(60), maxConnections: 4, connectDeadline: TestDatabases.connectDeadline)
+        let store = try await Backend.postgres.open(url: url)
         do {
-            try await seed(store, installations: 0)
+            try await seed(PortStores(store.ports), installations: 0)
             let app = "a"
             _ = try TestDatabases.psql(url, """
                 ALTER TABLE installations SET (autovacuum_enabled = false); ALTER TABLE controls SET (autovacuum_enabled = false);
@@ -219,7 +220,7 @@ extension OutboxConformanceTests {
             }
             let analyzed = "SELECT count(*) FROM pg_stat_user_tables WHERE relname IN ('installations', 'controls') AND last_analyze IS NOT NULL"
             #expect(try TestDatabases.psql(url, analyzed) == "0")
-            let step = try await store.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
+            let step = try await store.ports.delivery.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
             #expect(step.planned == 100)
             #expect(try TestDatabases.psql(url, analyzed) == "2")
         } catch {
@@ -239,16 +240,16 @@ extension OutboxConformanceTests {
                     return SealedProviderToken(sealed: Array("token-\(time.timeIntervalSince1970)".utf8), issuedAt: time)
                 }
             }
-            let first = try await stores[0].sharedProviderToken(key: key, now: now, maxAge: .seconds(2_700), mint: mint(now))
-            let second = try await stores[1].sharedProviderToken(key: key, now: now + 60, maxAge: .seconds(2_700), mint: mint(now + 60))
+            let first = try await stores[0].providerTokens.sharedProviderToken(key: key, now: now, maxAge: .seconds(2_700), mint: mint(now))
+            let second = try await stores[1].providerTokens.sharedProviderToken(key: key, now: now + 60, maxAge: .seconds(2_700), mint: mint(now + 60))
             #expect(second == first && mints.withLock { $0 } == 1, "the second instance takes the first one's token")
-            _ = try await stores[1].sharedProviderToken(
+            _ = try await stores[1].providerTokens.sharedProviderToken(
                 key: SigningKeyID(teamId: "TEAM123456", keyId: "KEY1234567", fingerprint: "f2"), now: now, maxAge: .seconds(2_700), mint: mint(now)
             )
             #expect(mints.withLock { $0 } == 2, "a key claiming the same ids is kept apart: it gets a token of its own")
-            let renewed = try await stores[1].sharedProviderToken(key: key, now: now + 2_700, maxAge: .seconds(2_700), mint: mint(now + 2_700))
+            let renewed = try await stores[1].providerTokens.sharedProviderToken(key: key, now: now + 2_700, maxAge: .seconds(2_700), mint: mint(now + 2_700))
             #expect(renewed.issuedAt == now + 2_700 && mints.withLock { $0 } == 3, "an old token is replaced")
-            let seen = try await stores[0].sharedProviderToken(key: key, now: now + 2_760, maxAge: .seconds(2_700), mint: mint(now + 2_760))
+            let seen = try await stores[0].providerTokens.sharedProviderToken(key: key, now: now + 2_760, maxAge: .seconds(2_700), mint: mint(now + 2_760))
             #expect(seen == renewed && mints.withLock { $0 } == 3)
         }
     }
@@ -258,15 +259,15 @@ extension OutboxConformanceTests {
 @Suite struct PostgresStartTests {
     @Test func aDatabaseOfANewerSchemaIsRefused() async throws {
         let url = try TestDatabases.fresh()
-        let store = try await PostgresRegistryStore.open(url: url, logger: .init(label: "test"), claimLease: .seconds(60), connectDeadline: TestDatabases.connectDeadline)
+        let store = try await Backend.postgres.open(url: url, maxConnections: 16)
         try await store.close()
         try TestDatabases.psql(url, "INSERT INTO signalbox_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: StoreError.self) { try await PostgresRegistryStore.open(url: url, logger: .init(label: "test"), claimLease: .seconds(60), connectDeadline: TestDatabases.connectDeadline).close() }
+        await #expect(throws: StoreError.self) { try await Backend.postgres.open(url: url, maxConnections: 16).close() }
     }
 
     @Test func anUnreachableDatabaseFailsTheStartClearly() async throws {
         let error = await #expect(throws: StoreError.self) {
-            try await PostgresRegistryStore.open(url: "postgres://signalbox:secret-password@127.0.0.1:1/none?sslmode=disable", logger: .init(label: "test"), claimLease: .seconds(60)).close()
+            try await SQLStores.postgres(url: "postgres://signalbox:secret-password@127.0.0.1:1/none?sslmode=disable", logger: .init(label: "test"), claimLease: .seconds(60)).close()
         }
         let message = try #require(error).description
         #expect(message.contains("127.0.0.1:1"))

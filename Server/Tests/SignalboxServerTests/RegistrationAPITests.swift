@@ -87,7 +87,7 @@ struct RegistrationAPITests {
             #expect(try await live() == ["long"])
             #expect(try await api.call(.put, lease + "short", key: app.serverKey).status == 200)  // renewed
             #expect(try await live() == ["long", "short"])
-            #expect(try await harness.dependencies.store.deleteExpiredEnumerators(now: harness.dependencies.now().addingTimeInterval(90)) == 2)  // both ended by then
+            #expect(try await harness.dependencies.stores.registry.deleteExpiredEnumerators(now: harness.dependencies.now().addingTimeInterval(90)) == 2)  // both ended by then
         }
     }
 

@@ -193,31 +193,31 @@ struct RegistryStoreConformance {
 /// database at once (PostgreSQL), and a file reopened with its migrations (SQLite).
 @Suite struct RegistryStoreTests {
     @Test(arguments: StoreBackend.available) func appsRoundTripAndStayApart(_ backend: StoreBackend) async throws {
-        try await backend.withStore { try await RegistryStoreConformance(store: $0).appsRoundTripAndStayApart() }
+        try await backend.withStore { try await RegistryStoreConformance(store: $0.registry).appsRoundTripAndStayApart() }
     }
     @Test(arguments: StoreBackend.available) func registrationsReplaceTheirSets(_ backend: StoreBackend) async throws {
-        try await backend.withStore { try await RegistryStoreConformance(store: $0).registrationsReplaceTheirSets() }
+        try await backend.withStore { try await RegistryStoreConformance(store: $0.registry).registrationsReplaceTheirSets() }
     }
     @Test(arguments: StoreBackend.available) func identicalWritesOnlyTouchLastSeen(_ backend: StoreBackend) async throws {
-        try await backend.withStore { try await RegistryStoreConformance(store: $0).identicalWritesOnlyTouchLastSeen() }
+        try await backend.withStore { try await RegistryStoreConformance(store: $0.registry).identicalWritesOnlyTouchLastSeen() }
     }
     @Test(arguments: StoreBackend.available) func writesNeedTheirParents(_ backend: StoreBackend) async throws {
-        try await backend.withStore { try await RegistryStoreConformance(store: $0).writesNeedTheirParents() }
+        try await backend.withStore { try await RegistryStoreConformance(store: $0.registry).writesNeedTheirParents() }
     }
     @Test(arguments: StoreBackend.available) func concurrentWritesEachGetTheirOwnAnswer(_ backend: StoreBackend) async throws {
-        try await backend.withStore { try await RegistryStoreConformance(store: $0).concurrentWritesEachGetTheirOwnAnswer() }
+        try await backend.withStore { try await RegistryStoreConformance(store: $0.registry).concurrentWritesEachGetTheirOwnAnswer() }
     }
     @Test(arguments: StoreBackend.available) func leasesExpireAndAreCleanedUp(_ backend: StoreBackend) async throws {
-        try await backend.withStore { try await RegistryStoreConformance(store: $0).leasesExpireAndAreCleanedUp() }
+        try await backend.withStore { try await RegistryStoreConformance(store: $0.registry).leasesExpireAndAreCleanedUp() }
     }
     @Test(arguments: StoreBackend.available) func onlyTheSameUsersInstallationGivesATokenUp(_ backend: StoreBackend) async throws {
-        try await backend.withStore { try await RegistryStoreConformance(store: $0).onlyTheSameUsersInstallationGivesATokenUp() }
+        try await backend.withStore { try await RegistryStoreConformance(store: $0.registry).onlyTheSameUsersInstallationGivesATokenUp() }
     }
     @Test(arguments: StoreBackend.available) func revisionsAndQuotasRefuseWrites(_ backend: StoreBackend) async throws {
-        try await backend.withStore { try await RegistryStoreConformance(store: $0).revisionsAndQuotasRefuseWrites() }
+        try await backend.withStore { try await RegistryStoreConformance(store: $0.registry).revisionsAndQuotasRefuseWrites() }
     }
     @Test(arguments: StoreBackend.available) func quotesInValuesAreData(_ backend: StoreBackend) async throws {
-        try await backend.withStore { try await RegistryStoreConformance(store: $0).quotesInValuesAreData() }
+        try await backend.withStore { try await RegistryStoreConformance(store: $0.registry).quotesInValuesAreData() }
     }
 
     /// PostgreSQL only (instances sharing one database at once). Two instances writing one resource with revisions at once: whatever the interleaving, the newest revision's
@@ -225,22 +225,22 @@ struct RegistryStoreConformance {
     @Test(arguments: Backend.shared) func concurrentRevisionedWritesLandInRevisionOrder(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
             let now = Date(timeIntervalSince1970: 1_800_000_000)
-            try await stores[0].createApp(RegistryStoreConformance.app("a"))
+            try await stores[0].registry.createApp(RegistryStoreConformance.app("a"))
             for round in 0..<5 {
                 let id = "i\(round)"
-                try await stores[0].putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
+                try await stores[0].registry.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for revision in 1...20 {
                         group.addTask {
                             let control = Control(kind: "c", pushToken: String(format: "%04x", revision))
                             do {
-                                try await stores[revision % 2].putControls(appId: "a", installationId: id, [control], now: now, revision: Int64(revision))
+                                try await stores[revision % 2].registry.putControls(appId: "a", installationId: id, [control], now: now, revision: Int64(revision))
                             } catch let error as StoreError where error.code == .conflict {}
                         }
                     }
                     try await group.waitForAll()
                 }
-                let stored = try await stores[round % 2].installation(appId: "a", id: id, now: now)
+                let stored = try await stores[round % 2].registry.installation(appId: "a", id: id, now: now)
                 #expect(stored?.controls.map(\.pushToken) == ["0014"], "round \(round): revision 20's write is the one stored")
             }
         }
@@ -250,11 +250,11 @@ struct RegistryStoreConformance {
     @Test func dataSurvivesReopeningAndMigrationsRunOnce() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try await closing(try await SQLiteRegistryStore.open(path: path, logger: .init(label: "test"))) { first in
-            try await first.createApp(RegistryStoreConformance.app("a"))
+        try await closing(try await SQLStores.sqlite(path: path, logger: .init(label: "test"))) { first in
+            try await first.registry.createApp(RegistryStoreConformance.app("a"))
         }
-        try await closing(try await SQLiteRegistryStore.open(path: path, logger: .init(label: "test"))) { second in
-            let apps = try await second.apps()
+        try await closing(try await SQLStores.sqlite(path: path, logger: .init(label: "test"))) { second in
+            let apps = try await second.registry.apps()
             #expect(apps.map(\.id) == ["a"])
         }
     }

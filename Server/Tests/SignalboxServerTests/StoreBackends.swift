@@ -4,8 +4,22 @@ import SignalboxModel
 import SignalboxStore
 import Testing
 
-/// The ports a conformance suite drives.
-typealias PortStores = RegistryStore & DeliveryStore
+/// The ports a conformance suite drives, from any backend: the memory store implements these two.
+struct PortStores: Sendable {
+    let registry: any RegistryStore
+    let delivery: any DeliveryStore
+
+    init(_ stores: Stores) {
+        registry = stores.registry
+        delivery = stores.delivery
+    }
+
+    init(_ memory: MemoryStore) {
+        let ports = memory.ports
+        registry = ports.registry
+        delivery = ports.delivery
+    }
+}
 
 /// The backends the port conformance suites run on: the memory store (the model's rules, no SQL) and every SQL
 /// backend `Backend.available` lists. Tests of what only SQL has (files, migrations, instances sharing a database)
@@ -28,21 +42,21 @@ enum StoreBackend: Hashable, Sendable, CustomTestStringConvertible {
     var ownedByOneProcess: Bool { self != .sql(.postgres) }
 
     /// Runs `body` with a fresh, empty store and closes it.
-    func withStore(claimLease: Duration = .seconds(60), _ body: (any PortStores) async throws -> Void) async throws {
+    func withStore(claimLease: Duration = .seconds(60), _ body: (PortStores) async throws -> Void) async throws {
         switch self {
-        case .memory: try await body(MemoryStore(claimLease: claimLease))
-        case .sql(let backend): try await backend.withStore(claimLease: claimLease) { try await body($0) }
+        case .memory: try await body(PortStores(MemoryStore(claimLease: claimLease)))
+        case .sql(let backend): try await backend.withStore(claimLease: claimLease) { try await body(PortStores($0)) }
         }
     }
 
     /// Runs `body` with `count` stores on one fresh storage, as `count` processes would have them (for memory,
     /// `MemoryStore.reopened()`), and closes them.
-    func withStores(_ count: Int, claimLease: Duration = .seconds(60), _ body: ([any PortStores]) async throws -> Void) async throws {
+    func withStores(_ count: Int, claimLease: Duration = .seconds(60), _ body: ([PortStores]) async throws -> Void) async throws {
         switch self {
         case .memory:
             let first = MemoryStore(claimLease: claimLease)
-            try await body([first] + (1..<max(1, count)).map { _ in first.reopened() })
-        case .sql(let backend): try await backend.withStores(count, claimLease: claimLease) { try await body($0) }
+            try await body(([first] + (1..<max(1, count)).map { _ in first.reopened() }).map(PortStores.init))
+        case .sql(let backend): try await backend.withStores(count, claimLease: claimLease) { try await body($0.map(PortStores.init)) }
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SignalboxModel
 import SignalboxStore
 import Testing
 
@@ -21,32 +22,38 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// The backends several instances share at once.
     static var shared: [Backend] { available.filter { $0 == .postgres } }
 
-    /// A fresh, empty, migrated store: in memory for SQLite, a new database for PostgreSQL.
-    func open(claimLease: Duration = .seconds(60)) async throws -> SQLRegistryStore {
+    /// Fresh, empty, migrated stores: in memory for SQLite, a new database for PostgreSQL.
+    func open(claimLease: Duration = .seconds(60)) async throws -> SQLStores {
         switch self {
-        case .sqlite: return try await SQLiteRegistryStore.open(path: nil, logger: Logger(label: "test"))
-        case .postgres: return try await PostgresRegistryStore.open(url: try TestDatabases.fresh(), logger: Logger(label: "test"), claimLease: claimLease, maxConnections: 4, connectDeadline: TestDatabases.connectDeadline)
+        case .sqlite: return try await SQLStores.sqlite(path: nil, logger: Logger(label: "test"))
+        case .postgres: return try await open(url: try TestDatabases.fresh(), claimLease: claimLease)
         }
     }
 
-    /// Runs `body` with `count` stores on one fresh database (SQLite: a temporary file), as `count` processes
-    /// would have them, and closes them.
-    func withStores(_ count: Int, claimLease: Duration = .seconds(60), _ body: ([SQLRegistryStore]) async throws -> Void) async throws {
+    /// Stores on the PostgreSQL database at `url`, with the tests' pool size and connection deadline.
+    func open(url: String, claimLease: Duration = .seconds(60), maxConnections: Int = 4) async throws -> SQLStores {
+        try await SQLStores.postgres(
+            url: url, logger: Logger(label: "test"), claimLease: claimLease, maxConnections: maxConnections, connectDeadline: TestDatabases.connectDeadline
+        )
+    }
+
+    /// Runs `body` with `count` processes' stores on one fresh database (SQLite: a temporary file), and closes them.
+    func withStores(_ count: Int, claimLease: Duration = .seconds(60), _ body: ([Stores]) async throws -> Void) async throws {
         let location: String
         switch self {
         case .sqlite: location = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path
         case .postgres: location = try TestDatabases.fresh()
         }
         defer { if self == .sqlite { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location + suffix) } } }
-        var stores: [SQLRegistryStore] = []
+        var stores: [SQLStores] = []
         do {
             for _ in 0..<count {
                 switch self {
-                case .sqlite: stores.append(try await SQLiteRegistryStore.open(path: location, logger: Logger(label: "test")))
-                case .postgres: stores.append(try await PostgresRegistryStore.open(url: location, logger: Logger(label: "test"), claimLease: claimLease, maxConnections: 4, connectDeadline: TestDatabases.connectDeadline))
+                case .sqlite: stores.append(try await SQLStores.sqlite(path: location, logger: Logger(label: "test")))
+                case .postgres: stores.append(try await open(url: location, claimLease: claimLease))
                 }
             }
-            try await body(stores)
+            try await body(stores.map(\.ports))
         } catch {
             for store in stores { try? await store.close() }
             throw error
@@ -54,17 +61,17 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         for store in stores { try await store.close() }
     }
 
-    /// Runs `body` with a fresh store and closes it.
-    func withStore(claimLease: Duration = .seconds(60), _ body: (SQLRegistryStore) async throws -> Void) async throws {
+    /// Runs `body` with fresh stores and closes them.
+    func withStore(claimLease: Duration = .seconds(60), _ body: (Stores) async throws -> Void) async throws {
         try await closing(try await open(claimLease: claimLease), body)
     }
 }
 
-/// Runs `body` with `store` and closes the store, also when `body` throws: an open SQLite connection's deinit
-/// stops the whole test process, so a failed `#require` must not leave one behind. Closing twice is harmless.
-func closing<T>(_ store: SQLRegistryStore, _ body: (SQLRegistryStore) async throws -> T) async throws -> T {
+/// Runs `body` with the ports of `store` and closes the store, also when `body` throws: an open SQLite connection's
+/// deinit stops the whole test process, so a failed `#require` must not leave one behind. Closing twice is harmless.
+func closing<T>(_ store: SQLStores, _ body: (Stores) async throws -> T) async throws -> T {
     let result: T
-    do { result = try await body(store) } catch {
+    do { result = try await body(store.ports) } catch {
         try? await store.close()
         throw error
     }

@@ -9,28 +9,28 @@ import Testing
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// One push to the app's one control per answer, in order. - Returns: how many tokens the answers removed.
-    func answer(_ store: any PortStores, _ results: [DeliveryResult]) async throws -> Int {
-        try await store.createApp(RegistryStoreConformance.app("a"))
-        try await store.putInstallation(appId: "a", Installation(id: "i1", userId: nil, channels: [], environment: .sandbox), now: now)
-        try await store.putControls(appId: "a", installationId: "i1", [Control(kind: "door", pushToken: "t1")], now: now)
+    func answer(_ store: PortStores, _ results: [DeliveryResult]) async throws -> Int {
+        try await store.registry.createApp(RegistryStoreConformance.app("a"))
+        try await store.registry.putInstallation(appId: "a", Installation(id: "i1", userId: nil, channels: [], environment: .sandbox), now: now)
+        try await store.registry.putControls(appId: "a", installationId: "i1", [Control(kind: "door", pushToken: "t1")], now: now)
         var pruned = 0
         for (index, result) in results.enumerated() {
             let time = now + Double(index * 10)
-            try await store.createEvent(EventRecord(
+            try await store.delivery.createEvent(EventRecord(
                 id: "e\(index)", appId: "a", request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all),
                 createdAt: time
             ))
-            let step = try await store.fanOutStep(eventId: "e\(index)", batchSize: 10, now: time, handOff: 0)
+            let step = try await store.delivery.fanOutStep(eventId: "e\(index)", batchSize: 10, now: time, handOff: 0)
             #expect(step.planned == 1)
-            let claimed = try await store.claimDuePushes(now: time + 1, limit: 10, pausedApps: [])
+            let claimed = try await store.delivery.claimDuePushes(now: time + 1, limit: 10, pausedApps: [])
             try #require(claimed.map(\.token) == ["t1"])
-            pruned += try await store.complete([PushCompletion(push: claimed[0], result: result)], now: time + 2).tokensPruned
+            pruned += try await store.delivery.complete([PushCompletion(push: claimed[0], result: result)], now: time + 2).tokensPruned
         }
         return pruned
     }
 
-    func holdsToken(_ store: any PortStores) async throws -> Bool {
-        try await store.installation(appId: "a", id: "i1", now: now)?.controls.map(\.pushToken) == ["t1"]
+    func holdsToken(_ store: PortStores) async throws -> Bool {
+        try await store.registry.installation(appId: "a", id: "i1", now: now)?.controls.map(\.pushToken) == ["t1"]
     }
 
     @Test(arguments: StoreBackend.available) func twoStrikesInARowRemoveTheToken(_ backend: StoreBackend) async throws {

@@ -46,7 +46,7 @@ struct WebhookTargetTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let masterKey = Secret.randomBytes(32)
         @Sendable func harness(allowPrivate: Bool) async throws -> Harness {
-            let store = try await SQLiteRegistryStore.open(path: path, logger: Logger(label: "test.store"))
+            let store = try await SQLStores.sqlite(path: path, logger: Logger(label: "test.store"))
             return try await Harness.make(masterKey: masterKey, store: store, configure: { $0.webhooks.allowPrivateTargets = allowPrivate })
         }
         try await receiver.serve { url in
@@ -95,16 +95,16 @@ struct WebhookTargetTests {
             #expect(await check.check(url: named) == .allowed)
             try await Backend.sqlite.withStore { store in
                 let now = Date()
-                try await store.createApp(RegistryStoreConformance.app("a"))
-                try await store.createWebhookEndpoint(WebhookEndpoint(id: "w1", appId: "a", url: named, kinds: [], sealedSecret: [1], createdAt: now))
-                try await store.recordLifecycleEvents([.make(appId: "a", kind: .eventDone, at: now, data: [:])])
+                try await store.registry.createApp(RegistryStoreConformance.app("a"))
+                try await store.webhooks.createWebhookEndpoint(WebhookEndpoint(id: "w1", appId: "a", url: named, kinds: [], sealedSecret: [1], createdAt: now))
+                try await store.webhooks.recordLifecycleEvents([.make(appId: "a", kind: .eventDone, at: now, data: [:])])
                 var configuration = WebhookConfiguration()
                 configuration.retryBase = .milliseconds(20)
                 configuration.retryCap = .milliseconds(50)
                 // A generous deadline: in a full run the process's threads can be busy for seconds, and an answer
                 // late past the deadline means a second delivery (at least once), which this test counts.
                 let dispatcher = WebhookDispatcher(
-                    store: store, poster: WebhookPoster(transport: HTTPWebhookTransport.shared, timeout: .seconds(60), target: check),
+                    store: store.webhooks, poster: WebhookPoster(transport: HTTPWebhookTransport.shared, timeout: .seconds(60), target: check),
                     secrets: { _, _ in ["whsec_test"] }, configuration: configuration, logger: Logger(label: "test.webhooks")
                 )
                 try await withThrowingTaskGroup { group in
@@ -112,12 +112,12 @@ struct WebhookTargetTests {
                     defer { group.cancelAll() }
                     let deadline = ContinuousClock.now + .seconds(90)
                     while ContinuousClock.now < deadline {
-                        let status = try await store.webhookEndpoint(appId: "a", id: "w1")
+                        let status = try await store.webhooks.webhookEndpoint(appId: "a", id: "w1")
                         if allowPrivate ? status?.backlog == 0 : lookups.load(ordering: .relaxed) >= 4 && status?.lastError != nil { break }
                         try await Task.sleep(for: .milliseconds(20))
                     }
                 }
-                let status = try #require(try await store.webhookEndpoint(appId: "a", id: "w1"))
+                let status = try #require(try await store.webhooks.webhookEndpoint(appId: "a", id: "w1"))
                 if allowPrivate {
                     #expect(receiver.accepted.count == 1 && status.backlog == 0 && status.lastError == nil, "\(status.lastError ?? "") after \(lookups.load(ordering: .relaxed)) lookups")
                 } else {

@@ -13,7 +13,7 @@ extension APIDependencies {
 
     /// The app's endpoints with their status (no secrets).
     package func webhookEndpoints(appId: String) async throws -> [WebhookEndpointResponse] {
-        try await store.webhookEndpoints(appId: appId).map(WebhookEndpointResponse.init)
+        try await stores.webhooks.webhookEndpoints(appId: appId).map(WebhookEndpointResponse.init)
     }
 
     /// A new endpoint for `url`, its secret shown in the answer (and never again).
@@ -27,7 +27,7 @@ extension APIDependencies {
             throw APIError.invalid(error)
         }
         try await requirePublicTarget(url)
-        guard try await store.webhookEndpoints(appId: appId).count < Self.maxWebhookEndpoints else {
+        guard try await stores.webhooks.webhookEndpoints(appId: appId).count < Self.maxWebhookEndpoints else {
             throw APIError(.conflict, "too_many_webhooks", "an app has at most \(Self.maxWebhookEndpoints) webhook endpoints; delete one first")
         }
         let id = "whk_" + Secret.base64URL(Secret.randomBytes(12))
@@ -35,7 +35,7 @@ extension APIDependencies {
         let endpoint = WebhookEndpoint(
             id: id, appId: appId, url: url, kinds: kinds, sealedSecret: try webhookSecrets.seal(secret, appId: appId, endpointId: id), createdAt: now()
         )
-        try await store.createWebhookEndpoint(endpoint)
+        try await stores.webhooks.createWebhookEndpoint(endpoint)
         var response = WebhookEndpointResponse(WebhookEndpointStatus(endpoint: endpoint, lastSuccessAt: nil, lastError: nil, lastErrorAt: nil, backlog: 0))
         response.secret = secret
         return response
@@ -51,13 +51,13 @@ extension APIDependencies {
 
     /// One endpoint with its status. - Throws: 404 for an unknown one.
     package func webhookEndpoint(appId: String, id: String) async throws -> WebhookEndpointStatus {
-        guard let status = try await store.webhookEndpoint(appId: appId, id: id) else { throw APIError.notFound("no webhook \(id)") }
+        guard let status = try await stores.webhooks.webhookEndpoint(appId: appId, id: id) else { throw APIError.notFound("no webhook \(id)") }
         return status
     }
 
     /// Deletes an endpoint and its queued deliveries. - Throws: 404 for an unknown one.
     package func deleteWebhook(appId: String, id: String) async throws {
-        guard try await store.deleteWebhookEndpoint(appId: appId, id: id) else { throw APIError.notFound("no webhook \(id)") }
+        guard try await stores.webhooks.deleteWebhookEndpoint(appId: appId, id: id) else { throw APIError.notFound("no webhook \(id)") }
     }
 
     /// A new secret, shown once; the current one keeps signing beside it for `overlapSeconds` (default
@@ -75,7 +75,7 @@ extension APIDependencies {
         let previous = try until.map { _ in try webhookSecrets.resealAsPrevious(current) }
         let secret = Secret.generate(prefix: "whsec_")
         let sealed = try webhookSecrets.seal(secret, appId: appId, endpointId: id)
-        guard try await store.rotateWebhookSecret(appId: appId, id: id, sealed: sealed, previous: previous, previousExpiresAt: until) else {
+        guard try await stores.webhooks.rotateWebhookSecret(appId: appId, id: id, sealed: sealed, previous: previous, previousExpiresAt: until) else {
             throw APIError.notFound("no webhook \(id)")
         }
         return WebhookSecretResponse(id: id, secret: secret, previousSecretValidUntil: until)

@@ -65,7 +65,7 @@ struct WebhookRoutes {
             guard LifecycleEventID.isValid(value) else { throw APIError.invalid(ValidationError(field: "after", "must be a lifecycle event id (lev_…)")) }
             return value
         }
-        let events = try await dependencies.store.lifecycleEvents(appId: appId, after: after, limit: limit)
+        let events = try await dependencies.stores.webhooks.lifecycleEvents(appId: appId, after: after, limit: limit)
         return Response.json(LifecycleEventList(events: events.map { (try? JSONValue(json: $0.body)) ?? .null }, next: events.last?.id ?? after))
     }
 

@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresKit
+import PostgresNIO
+import SQLKit
+import SignalboxModel
+
+/// PostgreSQL through a PostgresNIO connection pool; each transaction runs on one leased connection.
+final class PostgresConnector: SQLConnector {
+    let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+
+    var backend: SQLBackend { .postgres }
+
+    init(configuration: PostgresClient.Configuration, logger: Logger) {
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let client = client
+        runner = Task { await client.run() }
+        self.logger = logger
+    }
+
+    func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await retryingRaces { try await self.client.withConnection { connection in try await body(connection.sql(queryLogLevel: nil)) } }
+    }
+
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await retryingRaces {
+            try await self.client.withConnection { connection in
+                // A connection left inside a transaction would poison the pool: closed, the pool replaces it.
+                try await connection.sql(queryLogLevel: nil).inTransaction(body, abandon: { try? await connection.close() })
+            }
+        }
+    }
+
+    func migrating<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        // A transaction-scoped advisory lock: a second instance starting at once waits, then finds the work done.
+        try await transaction { db in
+            try await db.raw("SELECT pg_advisory_xact_lock(\(bind: Self.migrationLock))").run()
+            return try await body(db)
+        }
+    }
+
+    func listen(channel: String, _ body: @escaping @Sendable (String) -> Void) async throws {
+        // One pooled connection stays on LISTEN for as long as this runs.
+        try await client.withConnection { connection in
+            try await connection.listen(on: channel) { notifications in
+                for try await notification in notifications { body(notification.payload) }
+            }
+        }
+        if !Task.isCancelled { throw StoreError(.unavailable, "the connection listening for other instances' changes closed") }
+    }
+
+    func close() async throws {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Any fixed number, the same in every instance.
+    private static let migrationLock: Int64 = 0x5167_6e61_6c62_6f78
+
+    /// Runs `work` again (up to 8 times, after a short random pause) when it lost a race with another
+    /// transaction: serialization failure (40001), deadlock (40P01) or a unique violation (23505) on a row
+    /// another instance inserted first. The work re-reads, so its next run sees the winner's rows.
+    private func retryingRaces<T>(_ work: () async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await work()
+            } catch let error as PSQLError where attempt < 8 && Self.isRace(error) {
+                attempt += 1
+                logger.debug("transaction lost a race; running it again", metadata: ["sqlState": "\(error.serverInfo?[.sqlState] ?? "")"])
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 << min(attempt, 5)))))
+            }
+        }
+    }
+
+    static func isRace(_ error: PSQLError) -> Bool {
+        ["40001", "40P01", "23505"].contains(error.serverInfo?[.sqlState] ?? "")
+    }
+
+    /// The pool's configuration from a URL.
+    static func configuration(url: String) throws -> PostgresClient.Configuration {
+        guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
+              let user = parts.user, !user.isEmpty
+        else {
+            throw StoreError(.unavailable, "the database URL must look like postgres://user:password@host:5432/database")
+        }
+        let database = parts.path.split(separator: "/").first.map(String.init)
+        let mode = parts.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS
+        switch mode {
+        case "disable": tls = .disable
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        case "require": tls = .require(.makeClientConfiguration())
+        default: throw StoreError(.unavailable, "sslmode must be disable, prefer or require, not \(mode)")
+        }
+        var configuration: PostgresClient.Configuration
+        if let socket = parts.queryItems?.first(where: { $0.name == "host" })?.value, socket.hasPrefix("/") {
+            configuration = .init(unixSocketPath: socket + "/.s.PGSQL.\(parts.port ?? 5432)", username: user, password: parts.password, database: database)
+        } else {
+            configuration = .init(host: parts.host ?? "localhost", port: parts.port ?? 5432, username: user, password: parts.password, database: database, tls: tls)
+        }
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+
+    /// The URL without its password, for messages.
+    static func redacted(_ url: String) -> String {
+        guard var parts = URLComponents(string: url) else { return "(unparsable URL)" }
+        if parts.password != nil { parts.password = "***" }
+        return parts.string ?? "(unparsable URL)"
+    }
+
+    /// A one-line reason: the server's message when it sent one (wrong password, unknown database), else the error.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        return "\(error.code)"
+    }
+}

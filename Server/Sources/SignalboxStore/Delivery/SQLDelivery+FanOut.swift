@@ -1,0 +1,297 @@
+import Foundation
+import SQLKit
+import SignalboxAPI
+import SignalboxModel
+
+/// The fan-out's storage: reads one page of installations for the engine to plan, and stores the page's pushes in
+/// the same transaction.
+extension SQLDelivery {
+    public func fanOutPage(
+        eventId: String, batchSize: Int, now: Date, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+    ) async throws -> FanOutStep {
+        let claim = Claim(owner: database.owner, leaseUntil: (now + database.claimLease.seconds).milliseconds)
+        let backend = backend
+        return try await transaction { db in
+            guard var row = try await Self.plannableEvent(db, eventId) else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
+            if try row.decode(column: "fan_out_ranges", as: Int.self) == 0, backend == .postgres {
+                // One cursor: the step holds the event's advisory lock, and another instance planning the same
+                // event skips it (`busy`) instead of planning the same page twice. Not the event's row lock:
+                // `complete` locks that row to count deliveries, and a step skipping it then would stall the fan-out.
+                guard try await db.raw("""
+                    SELECT pg_try_advisory_xact_lock(hashtextextended(\(bind: "fan-out " + eventId), 0)) AS locked
+                    """).first()?.decode(column: "locked", as: Bool.self) == true
+                else { return FanOutStep(planned: 0, coalesced: 0, finished: false, busy: true) }
+                // Read again under the lock: the holder before may have moved the cursor or split the event.
+                guard let locked = try await Self.plannableEvent(db, eventId) else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
+                row = locked
+                if try row.decode(column: "state", as: String.self) == EventState.accepted.rawValue {
+                    try await Self.analyzeUnanalyzedTables(db)
+                    if try await Self.split(db, event: try Self.event(row), batchSize: batchSize) {
+                        return FanOutStep(planned: 0, coalesced: 0, finished: false)
+                    }
+                }
+            }
+            var range: FanOutRange?
+            if try row.decode(column: "fan_out_ranges", as: Int.self) > 0 {
+                range = try await Self.takeRange(db, eventId: eventId)
+                if range == nil { return try await Self.noFreeRange(db, eventId: eventId) }
+            }
+            let event = try Self.event(row)
+            let cursor = try range?.cursor ?? (row.decodeNil(column: "fan_out_cursor") ? "" : row.decode(column: "fan_out_cursor", as: String.self))
+            let (page, exhausted) = try await Self.installationPage(db, backend, event: event, after: cursor, upTo: range?.upperBound, limit: batchSize)
+            let candidates = try await Self.candidates(db, backend, event: event, page: page, now: now)
+            let position = PagePosition(cursor: page.last?.id ?? cursor, exhausted: exhausted, range: range)
+            return try await step(FanOutPage(event: event, candidates: candidates) { pushes, handOff in
+                try await Self.store(db, backend, pushes, event: event, position: position, now: now, handOff: handOff, claim: claim)
+            })
+        }
+    }
+
+    /// Stores a page's planned pushes and moves the event (or its range) past the page.
+    private static func store(
+        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, position: PagePosition, now: Date,
+        handOff: Int, claim: Claim
+    ) async throws -> FanOutStep {
+        // An event's pushes share one kind, so at most one minimum interval applies.
+        var interval = 0
+        if let kind = pushes.first?.kind { interval = try await Self.intervals(db, appId: event.appId)[kind] ?? 0 }
+        let (coalesced, handedOff) = try await Self.enqueue(db, backend, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
+        var finished = position.exhausted
+        if let range = position.range {
+            finished = try await Self.advance(db, range, to: position.cursor, rangeFinished: finished, matched: pushes.count, coalesced: coalesced)
+        } else {
+            try await db.raw("""
+                UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
+                    fan_out_cursor = \(bind: position.cursor), matched = matched + \(bind: pushes.count),
+                    coalesced = coalesced + \(bind: coalesced)
+                WHERE event_id = \(bind: event.id) AND state IN ('accepted', 'fanning-out')
+                """).run()
+        }
+        if finished { try await SQLWebhooks.recordIfSettled(db, eventId: event.id, now: now) }
+        if pushes.count > coalesced + handedOff.count, let announce = backend.announce(.pushesQueued) { try await db.raw(announce).run() }
+        return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
+    }
+
+    /// The event's row while its fan-out is still to do.
+    private static func plannableEvent(_ db: any SQLDatabase, _ eventId: String) async throws -> (any SQLRow)? {
+        try await db.raw("SELECT * FROM events WHERE event_id = \(bind: eventId) AND state IN ('accepted', 'fanning-out')").first()
+    }
+
+    /// PostgreSQL plans the audience pages from table statistics. Registrations bulk-loaded before autovacuum first
+    /// analyzed their tables have none, and each page then sorts every matching registration; so an event's first
+    /// step analyzes such tables.
+    private static func analyzeUnanalyzedTables(_ db: any SQLDatabase) async throws {
+        let tables = try await db.raw("""
+            SELECT relname::text AS name FROM pg_stat_user_tables
+            WHERE relname IN ('installations', 'installation_channels', 'widgets', 'controls', 'file_provider_domains')
+                AND last_analyze IS NULL AND last_autoanalyze IS NULL AND n_live_tup + n_mod_since_analyze >= 1000
+            """).all().map { try $0.decode(column: "name", as: String.self) }
+        if !tables.isEmpty { try await db.raw("ANALYZE \(unsafeRaw: tables.sorted().joined(separator: ", "))").run() }
+    }
+
+    private static func event(_ row: any SQLRow) throws -> EventRecord {
+        let decoder = JSONDecoder()
+        let target = try decoder.decode(EventTarget.self, from: Data(try row.decode(column: "target", as: String.self).utf8))
+        let audience = try decoder.decode(Audience.self, from: Data(try row.decode(column: "audience", as: String.self).utf8))
+        return EventRecord(
+            id: try row.decode(column: "event_id", as: String.self), appId: try row.decode(column: "app_id", as: String.self),
+            request: EventRequest(target: target, audience: audience),
+            createdAt: Date(milliseconds: try row.decode(column: "created_at", as: Int64.self))
+        )
+    }
+
+    /// The next installations of the audience, by id, that registered something the target can match, up to
+    /// `upperBound`. - Returns: the page, and whether the audience (or the range) ends with it.
+    private static func installationPage(
+        _ db: any SQLDatabase, _ backend: SQLBackend, event: EventRecord, after cursor: String, upTo upperBound: String?, limit: Int
+    ) async throws -> (page: [(id: String, environment: Environment)], exhausted: Bool) {
+        // The range's end is a column, not a condition: bounded, PostgreSQL planned some pages as a sort of the
+        // whole range (docs/performance.md); the database still does the comparison, in its own collation.
+        let beyond: SQLQueryString = upperBound.map { "i.installation_id > \(bind: $0)" } ?? "false"
+        var query: SQLQueryString = """
+            SELECT installation_id, environment, \(beyond) AS beyond FROM installations i
+            WHERE i.app_id = \(bind: event.appId) AND i.installation_id > \(bind: cursor)
+            """
+        switch event.request.audience {
+        case .all: break
+        case .users(let users): query += " AND i.user_id IN (\(binds: users))"
+        case .installations(let ids): query += " AND i.installation_id IN (\(binds: ids))"
+        case .channels(let channels):
+            query += """
+                 AND i.installation_id IN (SELECT installation_id FROM installation_channels
+                    WHERE app_id = \(bind: event.appId) AND channel IN (\(binds: channels)))
+                """
+        }
+        // `LIMIT 1` keeps each EXISTS a lookup by installation: SQLite 3.54 otherwise turns it into a join that
+        // scans from the page cursor for every row (docs/performance.md).
+        // On PostgreSQL the cursor is repeated inside: it merges the page with the registrations' index and does not
+        // carry `i.installation_id > cursor` over, so each page would read that index from the app's first
+        // registration. SQLite's per-installation lookup is slower with it (docs/performance.md).
+        var same: SQLQueryString = "app_id = i.app_id AND installation_id = i.installation_id"
+        if backend == .postgres { same += " AND installation_id > \(bind: cursor)" }
+        switch event.request.target {
+        case .widgets(let kinds, _):
+            query += " AND EXISTS (SELECT 1 FROM widgets WHERE \(same)\(Self.kinds(kinds)) LIMIT 1)"
+        case .controls(let kinds, _):
+            query += " AND EXISTS (SELECT 1 FROM controls WHERE \(same)\(Self.kinds(kinds)) LIMIT 1)"
+        case .fileProvider(let domain, _):
+            query += " AND EXISTS (SELECT 1 FROM file_provider_domains WHERE \(same) AND domain_id = \(bind: domain) LIMIT 1)"
+        }
+        query += " ORDER BY i.installation_id LIMIT \(bind: limit)"
+        let rows = try await db.raw(query).all()
+        var page: [(id: String, environment: Environment)] = []
+        for row in rows {
+            if try row.decode(column: "beyond", as: Bool.self) { return (page, true) }
+            page.append((try row.decode(column: "installation_id", as: String.self),
+                         try row.decode(stored: "environment", as: Environment.self)))
+        }
+        return (page, rows.count < limit)
+    }
+
+    /// The page's registrations that the target can match, as planner input.
+    private static func candidates(
+        _ db: any SQLDatabase, _ backend: SQLBackend, event: EventRecord, page: [(id: String, environment: Environment)], now: Date
+    ) async throws -> [FanOutCandidate] {
+        guard !page.isEmpty else { return [] }
+        let environments = Dictionary(page.map { ($0.id, $0.environment) }, uniquingKeysWith: { first, _ in first })
+        let ids = page.map(\.id)
+        let app = event.appId
+        // The page is a range of ids: bounding the lookup by it keeps it an index range scan on PostgreSQL,
+        // which otherwise filtered the app's every registration by the IN list.
+        let within = { (column: String) -> SQLQueryString in
+            " AND \(unsafeRaw: column) BETWEEN \(bind: ids[0]) AND \(bind: ids[ids.count - 1]) AND \(backend.among(column, ids))"
+        }
+        switch event.request.target {
+        case .controls(let kinds, let filter):
+            let rows = try await db.raw("""
+                SELECT installation_id, kind, configuration, push_token FROM controls
+                WHERE app_id = \(bind: app)\(within("installation_id"))\(Self.kinds(kinds))
+                ORDER BY installation_id, position
+                """).all()
+            return try rows.map { row in
+                let id = try row.decode(column: "installation_id", as: String.self)
+                return FanOutCandidate(
+                    installationId: id, environment: environments[id] ?? .production,
+                    token: try row.decode(column: "push_token", as: String.self),
+                    entries: [(try row.decode(column: "kind", as: String.self), try configuration(row, filtered: filter != nil))]
+                )
+            }
+        case .widgets(let kinds, let filter):
+            let rows = try await db.raw("""
+                SELECT t.installation_id, t.push_token, w.kind, w.configuration FROM widget_tokens t
+                JOIN widgets w ON w.app_id = t.app_id AND w.installation_id = t.installation_id
+                WHERE t.app_id = \(bind: app)\(within("t.installation_id"))\(Self.kinds(kinds, column: "w.kind"))
+                ORDER BY t.installation_id, w.position
+                """).all()
+            var byInstallation: [(id: String, token: String, entries: [(kind: String, configuration: JSONValue)])] = []
+            for row in rows {
+                let id = try row.decode(column: "installation_id", as: String.self)
+                let entry = (try row.decode(column: "kind", as: String.self), try configuration(row, filtered: filter != nil))
+                if byInstallation.last?.id == id {
+                    byInstallation[byInstallation.count - 1].entries.append(entry)
+                } else {
+                    byInstallation.append((id, try row.decode(column: "push_token", as: String.self), [entry]))
+                }
+            }
+            return byInstallation.map {
+                FanOutCandidate(installationId: $0.id, environment: environments[$0.id] ?? .production, token: $0.token, entries: $0.entries)
+            }
+        case .fileProvider(let domain, let container):
+            let rows = try await db.raw("""
+                SELECT t.installation_id, t.push_token, d.replicated FROM file_provider_tokens t
+                JOIN file_provider_domains d ON d.app_id = t.app_id AND d.installation_id = t.installation_id
+                WHERE t.app_id = \(bind: app)\(within("t.installation_id")) AND d.domain_id = \(bind: domain)
+                ORDER BY t.installation_id
+                """).all()
+            let live = Set(try await db.raw("""
+                SELECT installation_id FROM enumerators WHERE app_id = \(bind: app)\(within("installation_id"))
+                    AND domain_id = \(bind: domain) AND container_id = \(bind: container) AND expires_at > \(bind: now.milliseconds)
+                """).all().map { try $0.decode(column: "installation_id", as: String.self) })
+            return try rows.map { row in
+                let id = try row.decode(column: "installation_id", as: String.self)
+                return FanOutCandidate(
+                    installationId: id, environment: environments[id] ?? .production,
+                    token: try row.decode(column: "push_token", as: String.self),
+                    domain: FileProviderDomain(id: domain, replicated: try row.decode(column: "replicated", as: Int.self) != 0),
+                    liveContainers: live.contains(id) ? [container] : []
+                )
+            }
+        }
+    }
+
+    /// The condition on the kind column: none for a target without kinds (every kind).
+    private static func kinds(_ kinds: [String], column: String = "kind") -> SQLQueryString {
+        kinds.isEmpty ? "" : " AND \(unsafeRaw: column) IN (\(binds: kinds))"
+    }
+
+    /// A registration's configuration; parsed only when the event filters on it.
+    private static func configuration(_ row: any SQLRow, filtered: Bool) throws -> JSONValue {
+        guard filtered else { return .object([:]) }
+        return try JSONDecoder().decode(JSONValue.self, from: Data(try row.decode(column: "configuration", as: String.self).utf8))
+    }
+
+    /// Inserts the pushes; one already pending for the same token and payload absorbs the new one (`Coalescing`). With a
+    /// minimum `interval` (seconds, 0 for none), a push waits until its token's last push is that old. Up to
+    /// `handOff` pushes due `now` without a pending twin are inserted `sending` under `claim` and returned.
+    /// - Returns: how many were absorbed, and the pushes handed off.
+    private static func enqueue(
+        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, interval: Int, now: Date, handOff: Int,
+        claim: Claim
+    ) async throws -> (coalesced: Int, handedOff: [OutboxPush]) {
+        var coalesced = 0
+        var handedOff: [OutboxPush] = []
+        for chunk in pushes.chunked(1_000) {
+            var rows = OutboxRows()
+            let kind = chunk[chunk.startIndex].kind
+            let lastSent = try await Self.lastSent(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval)
+            let due = { (push: PlannedPush) in
+                MinimumInterval.due(planned: event.createdAt.milliseconds, lastSent: lastSent[push.token], seconds: interval)
+            }
+            let sendNow = try await Self.sendableNow(
+                db, backend, chunk.filter { due($0) <= now.milliseconds }.prefix(handOff - handedOff.count), appId: event.appId
+            )
+            for push in chunk {
+                let id = PushIds.next()
+                let sending = !sendNow.isEmpty && sendNow.contains(push.coalescingKey)
+                rows.append(id: id, push, due: due(push), claim: sending ? claim : nil)
+                if sending {
+                    handedOff.append(OutboxPush(
+                        id: id, appId: event.appId, eventId: event.id, installationId: push.installationId, token: push.token,
+                        kind: push.kind, environment: push.environment, payload: push.payload, attempts: 0, eventCreatedAt: event.createdAt
+                    ))
+                }
+            }
+            let carriers = try await rows.insert(db, backend, event: event, kind: kind)
+            coalesced += carriers.count
+            for ids in carriers.sorted().chunked(300) {
+                let values = ids.map { id -> SQLQueryString in "(\(bind: id), \(bind: event.id), \(bind: event.appId))" }
+                try await db.raw("""
+                    INSERT INTO outbox_absorbed (push_id, event_id, app_id) VALUES \(values.joined(separator: ", "))
+                    ON CONFLICT (push_id, event_id) DO UPDATE SET pushes = outbox_absorbed.pushes + 1
+                    """).run()
+                try await db.raw("UPDATE outbox SET absorbed = 1 WHERE \(backend.among("push_id", Array(ids)))").run()
+            }
+        }
+        return (coalesced, handedOff)
+    }
+
+    /// Of these pushes, the ones no pending push absorbs, by `coalescingKey`.
+    private static func sendableNow(
+        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: ArraySlice<PlannedPush>, appId: String
+    ) async throws -> Set<String> {
+        guard !pushes.isEmpty else { return [] }
+        let twins = try await db.raw("""
+            SELECT token, payload FROM outbox WHERE app_id = \(bind: appId) AND \(backend.among("token", pushes.map(\.token))) AND state = 'pending'
+            """).all().map {
+            PlannedPush.coalescingKey(token: try $0.decode(column: "token", as: String.self), payload: try $0.decode(column: "payload", as: String.self))
+        }
+        return Set(pushes.map(\.coalescingKey)).subtracting(twins)
+    }
+}
+
+/// Where a page read ends: the cursor its pushes move the event (or range) to, and whether the audience ends there.
+private struct PagePosition: Sendable {
+    let cursor: String
+    let exhausted: Bool
+    let range: FanOutRange?
+}

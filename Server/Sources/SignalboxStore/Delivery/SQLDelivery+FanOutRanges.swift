@@ -1,0 +1,104 @@
+import SQLKit
+import SignalboxAPI
+import SignalboxModel
+
+/// A range of an event's installation ids, `cursor` exclusive to `upperBound` inclusive (none for the last).
+struct FanOutRange: Sendable {
+    let eventId: String
+    let position: Int
+    let cursor: String
+    let upperBound: String?
+}
+
+/// Large fan-outs on PostgreSQL: the event is cut into ranges (`FanOutRanges`), and each step plans a page of the
+/// first range no other step holds (`FOR UPDATE SKIP LOCKED`), so several instances plan one event at once. A
+/// range's row lock lasts one step: a crashed instance's range is free again once its transaction is gone.
+extension SQLDelivery {
+    /// Cuts the event's app's installation ids at quantiles into ranges, when the event's audience is large enough.
+    /// - Returns: whether the event is now planned by ranges.
+    static func split(_ db: any SQLDatabase, event: EventRecord, batchSize: Int) async throws -> Bool {
+        guard FanOutRanges.splittable(event.request.audience) else { return false }
+        // The audience is counted up to the threshold only, so a small event (a small app, or a small channel of a
+        // large one) costs a short index scan and is planned by one cursor.
+        let threshold = FanOutRanges.minimumPages * batchSize
+        let members: SQLQueryString = switch event.request.audience {
+        case .channels(let channels): "SELECT 1 FROM installation_channels WHERE app_id = \(bind: event.appId) AND channel IN (\(binds: channels))"
+        default: "SELECT 1 FROM installations WHERE app_id = \(bind: event.appId)"
+        }
+        guard try await count(db, "SELECT count(*) AS n FROM (\(members) LIMIT \(bind: threshold)) AS q") >= threshold else { return false }
+        let total = try await count(db, "SELECT count(*) AS n FROM installations WHERE app_id = \(bind: event.appId)")
+        let ranges = FanOutRanges.count(installations: total, batchSize: batchSize)
+        guard ranges > 1 else { return false }
+        let bounds = try await db.raw("""
+            SELECT installation_id FROM (
+                SELECT installation_id, row_number() OVER (ORDER BY installation_id) AS n FROM installations WHERE app_id = \(bind: event.appId)
+            ) AS q WHERE n % \(bind: total / ranges) = 0 ORDER BY installation_id LIMIT \(bind: ranges - 1)
+            """).all().map { try $0.decode(column: "installation_id", as: String.self) }
+        let lowers = [""] + bounds
+        let rows = lowers.indices.map { index -> SQLQueryString in
+            let upper = index < bounds.count ? bounds[index] : nil
+            return "(\(bind: event.id), \(bind: index), \(bind: event.appId), \(bind: lowers[index]), \(bind: upper), 0)"
+        }
+        try await db.raw("""
+            INSERT INTO event_ranges (event_id, position, app_id, fan_out_cursor, upper_bound, done) VALUES \(rows.joined(separator: ", "))
+            """).run()
+        try await db.raw("""
+            UPDATE events SET state = \(bind: EventState.fanningOut.rawValue), fan_out_ranges = \(bind: lowers.count) WHERE event_id = \(bind: event.id)
+            """).run()
+        return true
+    }
+
+    /// Locks the first range still to plan that no other step holds.
+    static func takeRange(_ db: any SQLDatabase, eventId: String) async throws -> FanOutRange? {
+        try await db.raw("""
+            SELECT position, fan_out_cursor, upper_bound FROM event_ranges WHERE event_id = \(bind: eventId) AND done = 0
+            ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
+            """).first().map { row in
+            FanOutRange(
+                eventId: eventId, position: try row.decode(column: "position", as: Int.self),
+                cursor: try row.decode(column: "fan_out_cursor", as: String.self),
+                upperBound: try row.decodeNil(column: "upper_bound") ? nil : try row.decode(column: "upper_bound", as: String.self)
+            )
+        }
+    }
+
+    /// No range was free: other steps hold the rest (`busy`), or every range is planned and the event ends here.
+    static func noFreeRange(_ db: any SQLDatabase, eventId: String) async throws -> FanOutStep {
+        let open = try await count(db, "SELECT count(*) AS n FROM event_ranges WHERE event_id = \(bind: eventId) AND done = 0")
+        guard open == 0 else { return FanOutStep(planned: 0, coalesced: 0, finished: false, busy: true) }
+        try await db.raw("SELECT event_id FROM events WHERE event_id = \(bind: eventId) FOR UPDATE").run()
+        return FanOutStep(planned: 0, coalesced: 0, finished: try await finishIfPlanned(db, eventId: eventId))
+    }
+
+    /// Records a planned page of `range` and adds its counts to the event. - Returns: whether the whole event is planned.
+    static func advance(
+        _ db: any SQLDatabase, _ range: FanOutRange, to last: String?, rangeFinished: Bool, matched: Int, coalesced: Int
+    ) async throws -> Bool {
+        try await db.raw("""
+            UPDATE event_ranges SET fan_out_cursor = \(bind: last ?? range.cursor), done = \(bind: rangeFinished ? 1 : 0)
+            WHERE event_id = \(bind: range.eventId) AND position = \(bind: range.position)
+            """).run()
+        try await db.raw("""
+            UPDATE events SET matched = matched + \(bind: matched), coalesced = coalesced + \(bind: coalesced)
+            WHERE event_id = \(bind: range.eventId)
+            """).run()
+        return rangeFinished ? try await finishIfPlanned(db, eventId: range.eventId) : false
+    }
+
+    /// Marks the event `delivering` once no range is left. The caller holds the event's row lock, and this runs as a
+    /// statement of its own: its snapshot then shows the ranges that steps holding the lock before finished.
+    private static func finishIfPlanned(_ db: any SQLDatabase, eventId: String) async throws -> Bool {
+        let finished = try await db.raw("""
+            UPDATE events SET state = \(bind: EventState.delivering.rawValue)
+            WHERE event_id = \(bind: eventId) AND state = \(bind: EventState.fanningOut.rawValue)
+                AND NOT EXISTS (SELECT 1 FROM event_ranges WHERE event_id = \(bind: eventId) AND done = 0)
+            RETURNING event_id
+            """).first() != nil
+        if finished { try await db.raw("DELETE FROM event_ranges WHERE event_id = \(bind: eventId)").run() }
+        return finished
+    }
+
+    private static func count(_ db: any SQLDatabase, _ query: SQLQueryString) async throws -> Int {
+        try await db.raw(query).first()?.decode(column: "n", as: Int.self) ?? 0
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import SQLKit
+import SignalboxModel
+
+/// The outbox: claiming due pushes, recording their results, pruning dead tokens.
+extension SQLDelivery {
+    @discardableResult
+    func releaseClaims(now: Date) async throws -> Int {
+        // SQLite belongs to one process: a claim by any other owner is a previous process's. On a shared
+        // database only an ended lease says its owner is gone.
+        let released: SQLQueryString = backend == .sqlite
+            ? "(claimed_by IS NULL OR claimed_by <> \(bind: database.owner))"
+            : "(lease_until IS NULL OR lease_until < \(bind: now.milliseconds))"
+        return try await transaction { db in
+            let rows = try await db.raw("SELECT * FROM outbox WHERE state = 'sending' AND \(released) ORDER BY push_id\(self.backend.skipLocked)").all()
+            for push in try rows.map(Self.push) {
+                try await Self.returnToPending(db, push, at: Date(milliseconds: 0), usedAttempt: false)
+            }
+            return rows.count
+        }
+    }
+
+    /// The rule is `ClaimOrder` (SignalboxModel), stated here in SQL for the indexes: each app's due pushes ranked by
+    /// due time then push id, taken in turns. Where the rule breaks ties between apps by app id, this leaves them to
+    /// the database, and it returns the claimed rows in no particular order.
+    func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
+        let owner = database.owner
+        let leaseUntil = (now + database.claimLease.seconds).milliseconds
+        let backend = backend
+        // Rows are decoded after the connection is released: decoding a thousand is a few milliseconds of Swift.
+        return try await oneStatement { db in
+            // One statement: no ids travel back as binds. Each app gives at most `limit` of its due pushes,
+            // numbered by age (`turn`); the claim takes every app's first, then every app's second, and so on.
+            // On PostgreSQL the picked rows are locked and rows another instance is claiming are skipped.
+            let paused: SQLQueryString = pausedApps.isEmpty ? "" : " AND app_id NOT IN (\(binds: Array(pausedApps)))"
+            let columns: SQLQueryString = backend == .postgres ? "push_id, next_attempt_at" : "push_id"
+            let appsDue: SQLQueryString = """
+                SELECT \(columns) FROM outbox WHERE state = 'pending' AND app_id = a.app_id\(paused)
+                    AND next_attempt_at <= \(bind: now.milliseconds)
+                ORDER BY next_attempt_at LIMIT \(bind: limit)
+                """
+            // PostgreSQL runs the per-app pick once per app only as a LATERAL join (as `IN` it runs it for every
+            // outbox row; docs/reliability.md); SQLite has no LATERAL and plans `IN` well.
+            let due: SQLQueryString = backend == .postgres
+                ? """
+                    SELECT d.push_id, d.next_attempt_at,
+                        ROW_NUMBER() OVER (PARTITION BY a.app_id ORDER BY d.next_attempt_at, d.push_id) AS turn
+                    FROM apps a CROSS JOIN LATERAL (\(appsDue)) d
+                    """
+                : """
+                    SELECT o.push_id, o.next_attempt_at,
+                        ROW_NUMBER() OVER (PARTITION BY o.app_id ORDER BY o.next_attempt_at, o.push_id) AS turn
+                    FROM apps a JOIN outbox o ON o.push_id IN (\(appsDue))
+                    """
+            return try await db.raw("""
+                \(Self.appsWithPendingPushes),
+                due AS (\(due)),
+                picked AS (
+                    SELECT push_id FROM outbox WHERE state = 'pending' AND push_id IN (
+                        SELECT push_id FROM due ORDER BY turn, next_attempt_at LIMIT \(bind: limit))\(backend.skipLocked))
+                UPDATE outbox SET state = 'sending', claimed_by = \(bind: owner), lease_until = \(bind: leaseUntil)
+                WHERE push_id IN (SELECT push_id FROM picked)
+                RETURNING *
+                """).all()
+        }.map(Self.push)
+    }
+
+    func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary {
+        let owner = database.owner
+        return try await transaction { db in
+            var summary = CompletionSummary()
+            // Fenced: each change applies only to a push this process still holds (`state = 'sending'` and its
+            // claim); one whose lease ended and that another instance took over is that instance's to record.
+            var held: Set<String> = []
+            var finishing: [(completion: PushCompletion, check: PushLife.TokenCheck)] = []  // those that leave the outbox now
+            var lines: [DeliveryLogEntry] = []  // the delivery log's, of the attempts recorded here
+            func log(_ completion: PushCompletion, _ outcome: DeliveryOutcome) {
+                if self.writesDeliveryLog { lines.append(SQLDeliveryLog.logLine(completion, outcome: outcome, now: now)) }
+            }
+            for completion in completions.sorted(by: { $0.push.id < $1.push.id }) {
+                switch PushLife.step(for: completion.result) {
+                case .backToPending(let at, let usesAttempt, let logged):
+                    guard try await Self.returnToPending(db, completion.push, at: at, usedAttempt: usesAttempt, heldBy: owner) else { continue }
+                    held.insert(completion.push.id)
+                    log(completion, logged)
+                case .leaves(let check):
+                    finishing.append((completion, check))
+                }
+            }
+            for chunk in finishing.map(\.completion.push.id).chunked(1_000) {
+                for row in try await db.raw("""
+                    DELETE FROM outbox WHERE \(self.backend.among("push_id", Array(chunk))) AND state = 'sending' AND claimed_by = \(bind: owner)
+                    RETURNING push_id
+                    """).all() {
+                    held.insert(try row.decode(column: "push_id", as: String.self))
+                }
+            }
+            summary.claimsLost = completions.count - held.count
+            var credits: [(push: OutboxPush, counter: EventCounter)] = []
+            for (completion, check) in finishing where held.contains(completion.push.id) {
+                let push = completion.push
+                let removed: Bool
+                switch check {
+                case .none:
+                    removed = false
+                case .removeUnlessRenewed(let since, let reason):
+                    removed = try await SQLRegistry.pruneIfRegisteredBefore(db, appId: push.appId, token: push.token, since: since)
+                    if removed {
+                        try await SQLWebhooks.recordPrunedToken(db, appId: push.appId, token: push.token, reason: reason, apnsTimestamp: since, now: now)
+                    }
+                case .strike(let reason):
+                    removed = try await SQLRegistry.strike(db, appId: push.appId, token: push.token)
+                    if removed {
+                        try await SQLWebhooks.recordPrunedToken(db, appId: push.appId, token: push.token, reason: reason, apnsTimestamp: nil, now: now)
+                    }
+                }
+                summary.tokensPruned += removed ? 1 : 0
+                let outcome = PushLife.outcome(of: check, tokenRemoved: removed)
+                if let counter = outcome.counter { credits.append((push, counter)) }
+                log(completion, outcome)
+            }
+            try await Self.credit(db, credits, now: now)
+            let delivered = credits.filter { $0.counter == .delivered }.map(\.push)
+            try await Self.recordSent(db, delivered, now: now)
+            try await SQLRegistry.clearStrikes(db, self.backend, delivered)
+            if !lines.isEmpty { try await SQLDeliveryLog.insertLog(db, self.backend, lines) }
+            return summary
+        }
+    }
+
+    func nextDueDate(pausedApps: Set<String>) async throws -> Date? {
+        try await oneStatement { db in
+            // Per app, one seek each (`outbox_pending_app`).
+            let paused: SQLQueryString = pausedApps.isEmpty ? "" : " AND app_id NOT IN (\(binds: Array(pausedApps)))"
+            let query: SQLQueryString = """
+                \(Self.appsWithPendingPushes)
+                SELECT MIN(due) AS due FROM (
+                    SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending' AND app_id = apps.app_id) AS due
+                    FROM apps WHERE apps.app_id IS NOT NULL\(paused)) AS per_app
+                """
+            guard let row = try await db.raw(query).first(), try !row.decodeNil(column: "due") else { return nil }
+            return Date(milliseconds: try row.decode(column: "due", as: Int64.self))
+        }
+    }
+
+    func sharedTime() async throws -> Date? {
+        try await database.sharedTime()
+    }
+
+    func outboxDepth() async throws -> Int {
+        try await oneStatement { db in
+            try await db.raw("SELECT COUNT(*) AS n FROM outbox").first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    /// `WITH RECURSIVE apps`: the apps with pending pushes (a trailing NULL row ends the list), walked in
+    /// `outbox_pending_app` one seek per app instead of a scan of every pending push.
+    private static var appsWithPendingPushes: SQLQueryString { """
+        WITH RECURSIVE apps (app_id) AS (
+            SELECT MIN(app_id) FROM outbox WHERE state = 'pending'
+            UNION ALL
+            SELECT (SELECT MIN(app_id) FROM outbox WHERE state = 'pending' AND app_id > apps.app_id)
+            FROM apps WHERE apps.app_id IS NOT NULL)
+        """ }
+
+    /// The pending push for this token and payload, if any: there is at most one (the unique `outbox_pending` index).
+    static func pendingPush(appId: String, token: String, payload: String) -> SQLQueryString {
+        "app_id = \(bind: appId) AND token = \(bind: token) AND payload = \(bind: payload) AND state = 'pending'"
+    }
+
+    private static func push(_ row: any SQLRow) throws -> OutboxPush {
+        OutboxPush(
+            id: try row.decode(column: "push_id", as: String.self), appId: try row.decode(column: "app_id", as: String.self),
+            eventId: try row.decode(column: "event_id", as: String.self),
+            installationId: try row.decode(column: "installation_id", as: String.self),
+            token: try row.decode(column: "token", as: String.self),
+            kind: try row.decode(stored: "kind", as: PushKind.self),
+            environment: try row.decode(stored: "environment", as: Environment.self),
+            payload: try row.decode(column: "payload", as: String.self), attempts: try row.decode(column: "attempts", as: Int.self),
+            eventCreatedAt: Date(milliseconds: try row.decode(column: "event_created_at", as: Int64.self)),
+            carriesAbsorbedEvents: try row.decode(column: "absorbed", as: Int.self) != 0
+        )
+    }
+
+    /// Makes a claimed push pending again; if a newer push for the same token and payload is already
+    /// pending, that one carries this push's events instead (`Coalescing`, `Carried.absorb(returning:)`). With
+    /// `heldBy`, only while that owner still holds the claim. - Returns: whether the push was changed.
+    @discardableResult
+    private static func returnToPending(_ db: any SQLDatabase, _ push: OutboxPush, at: Date, usedAttempt: Bool, heldBy owner: String? = nil) async throws -> Bool {
+        let fence: SQLQueryString = owner.map { " AND state = 'sending' AND claimed_by = \(bind: $0)" } ?? ""
+        let twin = try await db.raw("SELECT push_id FROM outbox WHERE \(pendingPush(appId: push.appId, token: push.token, payload: push.payload))")
+            .first()?.decode(column: "push_id", as: String.self)
+        guard let twin else {
+            return try await db.raw("""
+                UPDATE outbox SET state = 'pending', next_attempt_at = \(bind: at.milliseconds),
+                    attempts = attempts + \(bind: usedAttempt ? 1 : 0), claimed_by = NULL, lease_until = NULL
+                WHERE push_id = \(bind: push.id)\(fence) RETURNING push_id
+                """).first() != nil
+        }
+        guard try await db.raw("DELETE FROM outbox WHERE push_id = \(bind: push.id)\(fence) RETURNING push_id").first() != nil else { return false }
+        // The twin carries the push's own event and every push it had absorbed, each counted (`Carried.absorb(returning:)`).
+        try await db.raw("""
+            INSERT INTO outbox_absorbed (push_id, event_id, app_id, pushes)
+            SELECT \(bind: twin), event_id, MIN(app_id), SUM(pushes) FROM (
+                SELECT event_id, app_id, pushes FROM outbox_absorbed WHERE push_id = \(bind: push.id)
+                UNION ALL SELECT \(bind: push.eventId), \(bind: push.appId), 1) AS carried
+            WHERE true GROUP BY event_id
+            ON CONFLICT (push_id, event_id) DO UPDATE SET pushes = outbox_absorbed.pushes + excluded.pushes
+            """).run()
+        try await db.raw("UPDATE outbox SET absorbed = 1 WHERE push_id = \(bind: twin)").run()
+        try await db.raw("DELETE FROM outbox_absorbed WHERE push_id = \(bind: push.id)").run()
+        return true
+    }
+
+    /// Adds finished pushes' outcomes to the counters of every event they carry (their outbox rows are gone):
+    /// `Coalescing.Carried.credits`.
+    private static func credit(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, counter: EventCounter)], now: Date) async throws {
+        guard !credits.isEmpty else { return }
+        var counts: [EventCounter: [String: Int]] = [:]  // counter → event → count
+        for chunk in credits.chunked(1_000) {
+            var column: [String: EventCounter] = [:]
+            for credit in chunk {
+                column[credit.push.id] = credit.counter
+                counts[credit.counter, default: [:]][credit.push.eventId, default: 0] += 1
+            }
+            let carriers = chunk.filter(\.push.carriesAbsorbedEvents).map(\.push.id)
+            if !carriers.isEmpty {
+                for row in try await db.raw("SELECT push_id, event_id, pushes FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").all() {
+                    guard let name = column[try row.decode(column: "push_id", as: String.self)] else { continue }
+                    counts[name, default: [:]][try row.decode(column: "event_id", as: String.self), default: 0] += try row.decode(column: "pushes", as: Int.self)
+                }
+                try await db.raw("DELETE FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").run()
+            }
+        }
+        // In a fixed order (column, then event id), so two instances crediting the same events cannot deadlock.
+        for (counter, events) in counts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let name = counter.rawValue
+            for (event, count) in events.sorted(by: { $0.key < $1.key }) {
+                try await db.raw("UPDATE events SET \(ident: name) = \(ident: name) + \(bind: count) WHERE event_id = \(bind: event)").run()
+            }
+        }
+        let added = counts.values.reduce(into: [String: Int]()) { sum, events in sum.merge(events, uniquingKeysWith: +) }
+        try await SQLWebhooks.recordFinishedEvents(db, added: added, now: now)
+    }
+}

@@ -273,10 +273,31 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
         ),
+        // What the store tests and the server's tests share: the SQL backends to run on (a fresh PostgreSQL
+        // database per store), the ports a conformance suite drives from every backend, fixtures.
+        .target(
+            name: "SignalboxStoreTestSupport",
+            dependencies: [
+                "SignalboxMemoryStore", "SignalboxModel", "SignalboxStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/SignalboxStoreTestSupport"
+        ),
+        // The storage ports on every backend (memory, SQLite, PostgreSQL): the conformance suites, the cross-check
+        // against the memory store, and the SQL stores' own tests.
+        .testTarget(
+            name: "SignalboxStoreTests",
+            dependencies: [
+                "SignalboxStoreTestSupport", "SignalboxMemoryStore", "SignalboxModel", "SignalboxStore", "SignalboxDelivery",
+                "SignalboxAPNs", "APNsSimulator",
+                .product(name: "SignalboxAPI", package: sdk),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "SignalboxServerTests",
             dependencies: [
-                "SignalboxTestSupport", "SignalboxDashboard", "SignalboxMemoryStore",
+                "SignalboxTestSupport", "SignalboxStoreTestSupport", "SignalboxDashboard", "SignalboxMemoryStore",
                 "SignalboxModel", "SignalboxStore", "SignalboxServer", "SignalboxDelivery", "SignalboxWebhooks",
                 .product(name: "SignalboxAPI", package: sdk),
                 "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator",

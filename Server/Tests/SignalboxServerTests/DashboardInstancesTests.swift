@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxStoreTestSupport
 import Testing
 
 /// Two `signalbox serve` processes on one PostgreSQL database, as behind a load balancer: a dashboard session

@@ -8,6 +8,7 @@ import SignalboxModel
 @testable import SignalboxServer
 @testable import SignalboxStore
 import SQLKit
+import SignalboxStoreTestSupport
 import Testing
 
 /// The dashboard's sessions, CSRF tokens and access rules, through the router (the browser test covers the pages).

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SignalboxModel
 @testable import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// The delivery log and its endpoints: `GET …/tokens/{token}` and `GET …/events`, through the real server.
@@ -140,8 +141,8 @@ import Testing
 
     @Test(arguments: Backend.available) func pruningKeepsEachAppsNewestLinesWithinTheRetention(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a", keyHash: "hash-a"))
-            try await store.registry.createApp(RegistryStoreConformance.app("b", keyHash: "hash-b"))
+            try await store.registry.createApp(AppRecord.fixture("a", keyHash: "hash-a"))
+            try await store.registry.createApp(AppRecord.fixture("b", keyHash: "hash-b"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             func line(_ app: String, _ minute: Int) -> DeliveryLogEntry {
                 DeliveryLogEntry(
@@ -167,7 +168,7 @@ import Testing
     /// answers) are more than a turn and still go.
     @Test(arguments: Backend.available) func pruningGoesInTurnsThroughLinesOfOneMillisecond(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             func line(_ milliseconds: Int) -> DeliveryLogEntry {
                 DeliveryLogEntry(
@@ -188,7 +189,7 @@ import Testing
     /// installation, token and event find both, once each, newest first; the prune counts both.
     @Test(arguments: Backend.available) func linesInRunsAndRowsAreFoundByInstallationTokenAndEvent(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             func line(_ index: Int, event: String, outcome: DeliveryOutcome = .delivered, attempt: Int = 1, minute: Int) -> DeliveryLogEntry {
                 DeliveryLogEntry(
@@ -232,7 +233,7 @@ import Testing
     @Test(arguments: Backend.shared) func aRunIsFoundUnderALocaleCollation(_ backend: Backend) async throws {
         let store = try await backend.open(url: try TestDatabases.fresh(icuLocale: "en-US"), maxConnections: 2)
         do {
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             let ids = ["a", "B", "c"] + (0..<LogRun.packedLines).map { "x\($0)" }
             try await store.deliveryLog.logDeliveries(ids.map {
                 DeliveryLogEntry(appId: "a", token: "aa", pushType: "controls", eventId: "e", installationId: $0, outcome: .delivered, answer: DeliveryAnswer(status: 200), attempt: 1, at: Date())
@@ -249,7 +250,7 @@ import Testing
     /// text, missing values and large numbers come back as they went in.
     @Test(arguments: Backend.available) func awkwardTextInTheLogIsData(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             let at = Date(timeIntervalSince1970: 4_102_444_800.123)
             let awkward = DeliveryLogEntry(
                 appId: "a", token: "aa", pushType: "controls", eventId: nil, outcome: .failed,

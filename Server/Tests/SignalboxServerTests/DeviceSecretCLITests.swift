@@ -4,6 +4,7 @@ import Logging
 import SignalboxModel
 import SignalboxServer
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// A real `signalbox serve` on a data directory written before sealed values were bound: it re-seals them at

@@ -5,6 +5,7 @@ import SignalboxAPI
 import SignalboxModel
 import SignalboxServer
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// Device-secret rotation and sealed secrets bound to their app and column (design.md "Security").

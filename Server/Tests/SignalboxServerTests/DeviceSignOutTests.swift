@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import SignalboxStoreTestSupport
 import Testing
 
 /// What SignalboxClient's sign-out and token invalidation ask of the server with a device JWT: a device deletes

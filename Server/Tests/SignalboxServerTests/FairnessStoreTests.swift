@@ -5,6 +5,7 @@ import SignalboxModel
 @testable import SignalboxDelivery
 @testable import SignalboxServer
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Synchronization
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
     func withStore(_ backend: StoreBackend, tokens: [String: Int], _ body: (PortStores) async throws -> Void) async throws {
         try await backend.withStore { store in
             for app in ["a", "b"] {
-                try await store.registry.createApp(RegistryStoreConformance.app(app))
+                try await store.registry.createApp(AppRecord.fixture(app))
                 for index in 0..<tokens[app, default: 0] {
                     let id = String(format: "i%04d", index)
                     try await store.registry.putInstallation(appId: app, Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)

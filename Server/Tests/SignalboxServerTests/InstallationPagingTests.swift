@@ -1,6 +1,7 @@
 import Foundation
 import SignalboxModel
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// `installationIds(appId:after:limit:)`, the pages of `GET /v1/apps/{appId}/installations`: every id once, in the
@@ -9,8 +10,8 @@ struct InstallationPagingTests {
     @Test(arguments: Backend.available) func pagesListEveryInstallationOnceAndOnlyTheApps(_ backend: Backend) async throws {
         try await backend.withStore { store in
             let now = Date(timeIntervalSince1970: 1_800_000_000)
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
-            try await store.registry.createApp(RegistryStoreConformance.app("b"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
+            try await store.registry.createApp(AppRecord.fixture("b"))
             let ids = (0..<23).map { "inst-\($0)" } + ["Zed", "a_b", "é-accent"]
             for id in ids {
                 try await store.registry.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)

@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxStoreTestSupport
 import Testing
 
 /// Two `signalbox serve` processes on one PostgreSQL database share an event's fan-out and delivery; each is

@@ -1,5 +1,6 @@
 import Foundation
 import SignalboxAPI
+import SignalboxStoreTestSupport
 import Testing
 
 /// Reload receipts (`POST …/installations/{id}/reloads`) through the real server and the APNs simulator: a receipt is

@@ -3,6 +3,7 @@ import Logging
 import SignalboxServer
 import SignalboxStore
 import SignalboxModel
+import SignalboxStoreTestSupport
 import SignalboxWebhooks
 import Synchronization
 import Testing
@@ -95,7 +96,7 @@ struct WebhookTargetTests {
             #expect(await check.check(url: named) == .allowed)
             try await Backend.sqlite.withStore { store in
                 let now = Date()
-                try await store.registry.createApp(RegistryStoreConformance.app("a"))
+                try await store.registry.createApp(AppRecord.fixture("a"))
                 try await store.webhooks.createWebhookEndpoint(WebhookEndpoint(id: "w1", appId: "a", url: named, kinds: [], sealedSecret: [1], createdAt: now))
                 try await store.webhooks.recordLifecycleEvents([.make(appId: "a", kind: .eventDone, at: now, data: [:])])
                 var configuration = WebhookConfiguration()

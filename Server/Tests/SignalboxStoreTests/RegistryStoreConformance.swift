@@ -2,6 +2,7 @@ import Foundation
 import SignalboxAPI
 import SignalboxModel
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// Behaviour every `RegistryStore` backend must show; a backend's suite calls each check on a fresh store.
@@ -9,18 +10,11 @@ struct RegistryStoreConformance {
     let store: any RegistryStore
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    static func app(_ id: String, keyHash: String = UUID().uuidString) -> AppRecord {
-        AppRecord(
-            id: id, bundleId: "com.example.\(id)", teamId: "TEAM123456", keyId: "KEY1234567", environment: .sandbox,
-            sealedPrivateKey: [1, 2, 3], sealedDeviceSecret: [4, 5], serverKeyHash: keyHash, createdAt: Date(timeIntervalSince1970: 1_700_000_000)
-        )
-    }
-
     func appsRoundTripAndStayApart() async throws {
-        try await store.createApp(Self.app("a", keyHash: "hash-a"))
-        try await store.createApp(Self.app("b", keyHash: "hash-b"))
-        await #expect(throws: StoreError.self) { try await store.createApp(Self.app("a")) }
-        #expect(try await store.app(id: "a") == Self.app("a", keyHash: "hash-a"))
+        try await store.createApp(AppRecord.fixture("a", keyHash: "hash-a"))
+        try await store.createApp(AppRecord.fixture("b", keyHash: "hash-b"))
+        await #expect(throws: StoreError.self) { try await store.createApp(AppRecord.fixture("a")) }
+        #expect(try await store.app(id: "a") == AppRecord.fixture("a", keyHash: "hash-a"))
         #expect(try await store.app(serverKeyHash: "hash-b")?.id == "b")
         #expect(try await store.apps().map(\.id) == ["a", "b"])
         #expect(try await store.updateServerKeyHash(appId: "a", hash: "hash-a2"))
@@ -123,7 +117,7 @@ struct RegistryStoreConformance {
 
     /// A reinstall takes its tokens over from the user's old installation; another user's installation keeps them.
     func onlyTheSameUsersInstallationGivesATokenUp() async throws {
-        try await store.createApp(Self.app("a"))
+        try await store.createApp(AppRecord.fixture("a"))
         func register(_ installation: String, user: String) async throws {
             try await store.putInstallation(appId: "a", Installation(id: installation, userId: user, channels: [], environment: .sandbox), now: now)
             try await store.putWidgets(appId: "a", installationId: installation, WidgetRegistration(pushToken: "aa01", widgets: [Widget(kind: "k", family: "f")]), now: now)
@@ -225,7 +219,7 @@ struct RegistryStoreConformance {
     @Test(arguments: Backend.shared) func concurrentRevisionedWritesLandInRevisionOrder(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
             let now = Date(timeIntervalSince1970: 1_800_000_000)
-            try await stores[0].registry.createApp(RegistryStoreConformance.app("a"))
+            try await stores[0].registry.createApp(AppRecord.fixture("a"))
             for round in 0..<5 {
                 let id = "i\(round)"
                 try await stores[0].registry.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
@@ -251,7 +245,7 @@ struct RegistryStoreConformance {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try await closing(try await SQLStores.sqlite(path: path, logger: .init(label: "test"))) { first in
-            try await first.registry.createApp(RegistryStoreConformance.app("a"))
+            try await first.registry.createApp(AppRecord.fixture("a"))
         }
         try await closing(try await SQLStores.sqlite(path: path, logger: .init(label: "test"))) { second in
             let apps = try await second.registry.apps()

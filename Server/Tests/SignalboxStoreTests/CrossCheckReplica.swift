@@ -1,5 +1,6 @@
 import Foundation
 import SignalboxModel
+import SignalboxStoreTestSupport
 
 /// One backend in the cross-check: two processes on one storage (the active one does the work; a restart hands
 /// over to the other) and the pushes the active one holds, by what identifies them on every backend.

@@ -3,6 +3,7 @@ import Foundation
 import SignalboxAPI
 import SignalboxMemoryStore
 import SignalboxModel
+import SignalboxStoreTestSupport
 import Testing
 
 /// One seeded sequence of the cross-check: draws each operation, applies it to every replica, compares.
@@ -26,7 +27,7 @@ struct CrossCheckRun {
     /// - Returns: the first mismatch, described with the operations that led to it, or nil.
     mutating func run(operations: Int) async throws -> String? {
         for app in draw.apps {
-            for replica in replicas { try await replica.store.registry.createApp(RegistryStoreConformance.app(app, keyHash: app)) }
+            for replica in replicas { try await replica.store.registry.createApp(AppRecord.fixture(app, keyHash: app)) }
         }
         // First every installation registers something, so that events have audiences from the start.
         var prelude: [CrossCheckOperation] = []

@@ -1,14 +1,15 @@
 import Foundation
 import SignalboxModel
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// `SigningKeyStore` on every backend: an app's own key, keys of single environments, and their removal.
 @Suite struct SigningKeyStoreTests {
     @Test(arguments: Backend.available) func keysAreReplacedPerEnvironmentOrForBoth(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
-            try await store.registry.createApp(RegistryStoreConformance.app("b"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
+            try await store.registry.createApp(AppRecord.fixture("b"))
             let sandbox = StoredSigningKey(teamId: "TEAMSANDBX", keyId: "KEYSANDBOX", sealedPrivateKey: [9, 8, 7])
             #expect(try await store.signingKeys.replaceSigningKey(appId: "a", environment: .sandbox, sandbox))
             #expect(try await store.signingKeys.environmentSigningKeys(appId: "a") == [.sandbox: sandbox])

@@ -2,6 +2,7 @@ import Foundation
 import SignalboxAPI
 import SignalboxModel
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// `IdempotencyStore` on every backend: a key acts once per app within its window, whatever the race.
@@ -20,8 +21,8 @@ import Testing
 
     @Test(arguments: Backend.available) func anEventsKeyStoresOneEventAndAnswersItsFirstAnswer(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
-            try await store.registry.createApp(RegistryStoreConformance.app("b"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
+            try await store.registry.createApp(AppRecord.fixture("b"))
             #expect(try await store.idempotency.createEvent(event("e1"), idempotency: request("k"), answer: Self.accepted) == .claimed)
             let retry = try await store.idempotency.createEvent(event("e2", at: now + 60), idempotency: request("k", at: now + 60), answer: StoredAnswer(status: 202, body: "other"))
             #expect(retry == .replay(Self.accepted), "the first answer, not the retry's")
@@ -41,7 +42,7 @@ import Testing
 
     @Test(arguments: Backend.available) func aClaimIsHeldAnsweredReleasedOrTakenOverWhenAbandoned(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             let push = request("p")
             #expect(try await store.idempotency.claimIdempotencyKey(push) == .claimed)
             #expect(try await store.idempotency.claimIdempotencyKey(request("p", at: now + 1)) == .inProgress)
@@ -64,8 +65,8 @@ import Testing
 
     @Test(arguments: Backend.available) func keysArePrunedAfterTheirWindowAndWithTheirApp(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
-            try await store.registry.createApp(RegistryStoreConformance.app("b"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
+            try await store.registry.createApp(AppRecord.fixture("b"))
             #expect(try await store.idempotency.claimIdempotencyKey(request("old")) == .claimed)
             #expect(try await store.idempotency.claimIdempotencyKey(request("new", at: now + 3_600)) == .claimed)
             #expect(try await store.idempotency.claimIdempotencyKey(request("gone", app: "b")) == .claimed)
@@ -73,7 +74,7 @@ import Testing
             #expect(try await store.idempotency.pruneIdempotencyKeys(before: now + 1) == 1)
             #expect(try await store.idempotency.claimIdempotencyKey(request("new", at: now + 3_601)) == .inProgress, "a younger key stays")
             #expect(try await store.idempotency.claimIdempotencyKey(request("old", fingerprint: "f2", at: now + 3_601)) == .claimed)
-            try await store.registry.createApp(RegistryStoreConformance.app("b"))
+            try await store.registry.createApp(AppRecord.fixture("b"))
             #expect(try await store.idempotency.claimIdempotencyKey(request("gone", app: "b", fingerprint: "f2")) == .claimed, "the deleted app's keys went with it")
         }
     }
@@ -81,7 +82,7 @@ import Testing
     /// Many requests with one key at once, from two instances on PostgreSQL: one event, every other answer a replay.
     @Test(arguments: Backend.available) func racingRequestsWithOneKeyStoreOneEvent(_ backend: Backend) async throws {
         try await backend.withStores(backend == .postgres ? 2 : 1) { stores in
-            try await stores[0].registry.createApp(RegistryStoreConformance.app("a"))
+            try await stores[0].registry.createApp(AppRecord.fixture("a"))
             let ids = (0..<16).map { "race\($0)" }
             let claims = try await withThrowingTaskGroup(of: IdempotencyClaim.self) { group in
                 for (index, id) in ids.enumerated() {

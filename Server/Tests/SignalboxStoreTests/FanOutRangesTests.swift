@@ -3,6 +3,7 @@ import Logging
 import SignalboxAPI
 import SignalboxModel
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// A large fan-out on PostgreSQL is cut into ranges of installation ids that several instances plan at once.

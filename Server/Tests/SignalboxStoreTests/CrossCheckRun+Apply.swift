@@ -1,5 +1,6 @@
 import Foundation
 import SignalboxModel
+import SignalboxStoreTestSupport
 
 extension CrossCheckRun {
     /// Applies `operation` to one replica. - Returns: its answer as text every backend must match (a refusal by its

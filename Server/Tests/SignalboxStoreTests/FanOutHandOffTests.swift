@@ -2,6 +2,7 @@ import Foundation
 import SignalboxAPI
 import SignalboxModel
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// `fanOutStep(handOff:)`: pushes due now are stored already claimed and returned, never claimable twice;
@@ -19,14 +20,14 @@ import Testing
     /// A fresh store with app `a`.
     func withStore(_ backend: StoreBackend, _ body: (PortStores) async throws -> Void) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             try await body(store)
         }
     }
 
     @Test(arguments: StoreBackend.available) func pushesDueNowAreHandedOffClaimedAndOnlyOnce(_ backend: StoreBackend) async throws { try await backend.withStores(2) { stores in
         let (store, restarted) = (stores[0], stores[1])
-        try await store.registry.createApp(RegistryStoreConformance.app("a"))
+        try await store.registry.createApp(AppRecord.fixture("a"))
         for index in 1...5 {
             try await store.registry.putInstallation(appId: "a", Installation(id: "i\(index)", userId: nil, channels: [], environment: .sandbox), now: now)
             try await store.registry.putControls(appId: "a", installationId: "i\(index)", [Control(kind: "door", pushToken: "0\(index)")], now: now)

@@ -2,6 +2,7 @@ import Foundation
 import SignalboxAPI
 import SignalboxModel
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// `WebhookStore` on every backend: endpoints, lifecycle events recorded with the facts they report, the
@@ -24,7 +25,7 @@ import Testing
 
     @Test(arguments: Backend.available) func endpointsFilterAndQueueEvents(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             await #expect(throws: StoreError.self) { try await store.webhooks.createWebhookEndpoint(endpoint("w0", app: "nope")) }
             try await store.webhooks.createWebhookEndpoint(endpoint("w1"))
             try await store.webhooks.createWebhookEndpoint(endpoint("w2", kinds: [.eventDone, .appPaused], offset: 1))
@@ -51,7 +52,7 @@ import Testing
     @Test(arguments: Backend.available) func claimsRetriesAndTakeOver(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
             let (first, second) = (stores[0], stores[1])
-            try await first.registry.createApp(RegistryStoreConformance.app("a"))
+            try await first.registry.createApp(AppRecord.fixture("a"))
             try await first.webhooks.createWebhookEndpoint(endpoint("w1"))
             let event = pruned("t1", at: now)
             try await first.webhooks.recordLifecycleEvents([event])
@@ -83,7 +84,7 @@ import Testing
 
     @Test(arguments: Backend.shared) func twoInstancesNeverClaimOneDeliveryAtOnce(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
-            try await stores[0].registry.createApp(RegistryStoreConformance.app("a"))
+            try await stores[0].registry.createApp(AppRecord.fixture("a"))
             try await stores[0].webhooks.createWebhookEndpoint(endpoint("w1"))
             try await stores[0].webhooks.recordLifecycleEvents((0..<300).map { pruned("t\($0)", at: now) })
             func claimAll(_ store: Stores) async throws -> [String] {
@@ -103,8 +104,8 @@ import Testing
 
     @Test(arguments: Backend.available) func replayByCursorAndPurge(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
-            try await store.registry.createApp(RegistryStoreConformance.app("b"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
+            try await store.registry.createApp(AppRecord.fixture("b"))
             let events = (0..<5).map { pruned("t\($0)", at: now + Double($0)) }
             try await store.webhooks.recordLifecycleEvents(events)
             try await store.webhooks.recordLifecycleEvents([.make(appId: "b", kind: .appPaused, at: now, data: [:])])

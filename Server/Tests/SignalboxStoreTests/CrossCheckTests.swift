@@ -2,6 +2,7 @@ import Foundation
 import SignalboxMemoryStore
 import SignalboxModel
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// The tuned SQL checked against the Swift rules (issue 27): seeded random sequences of registrations, events,

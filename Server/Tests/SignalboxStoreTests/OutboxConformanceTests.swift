@@ -4,6 +4,7 @@ import SignalboxAPI
 import SignalboxDelivery
 import SignalboxModel
 import SignalboxStore
+import SignalboxStoreTestSupport
 import Synchronization
 import Testing
 
@@ -19,7 +20,7 @@ import Testing
     /// App `a` with `count` installations of one control each (tokens `t0000`…), and event `id` to all of them.
     func seed(_ store: PortStores, installations count: Int, events: [String] = ["e1"], at time: Date? = nil) async throws {
         let now = time ?? now
-        try await store.registry.createApp(RegistryStoreConformance.app("a"))
+        try await store.registry.createApp(AppRecord.fixture("a"))
         for index in 0..<count {
             let id = String(format: "i%04d", index)
             try await store.registry.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)

@@ -8,22 +8,22 @@ import Testing
 /// 4, well within the test server's connections. PostgreSQL comes from `SIGNALBOX_TEST_POSTGRES_URL`, which
 /// `scripts/test` sets after starting a throw-away server; in CI a missing URL fails those tests instead of
 /// leaving them out.
-enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+package enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite, postgres
 
-    var testDescription: String { rawValue }
+    package var testDescription: String { rawValue }
 
     /// SQLite always; PostgreSQL when a test server is configured, or in CI (where its absence is a failure).
-    static var available: [Backend] {
+    package static var available: [Backend] {
         let env = ProcessInfo.processInfo.environment
         return env["SIGNALBOX_TEST_POSTGRES_URL"] != nil || env["CI"] != nil ? [.sqlite, .postgres] : [.sqlite]
     }
 
     /// The backends several instances share at once.
-    static var shared: [Backend] { available.filter { $0 == .postgres } }
+    package static var shared: [Backend] { available.filter { $0 == .postgres } }
 
     /// Fresh, empty, migrated stores: in memory for SQLite, a new database for PostgreSQL.
-    func open(claimLease: Duration = .seconds(60)) async throws -> SQLStores {
+    package func open(claimLease: Duration = .seconds(60)) async throws -> SQLStores {
         switch self {
         case .sqlite: return try await SQLStores.sqlite(path: nil, logger: Logger(label: "test"))
         case .postgres: return try await open(url: try TestDatabases.fresh(), claimLease: claimLease)
@@ -31,14 +31,14 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     /// Stores on the PostgreSQL database at `url`, with the tests' pool size and connection deadline.
-    func open(url: String, claimLease: Duration = .seconds(60), maxConnections: Int = 4) async throws -> SQLStores {
+    package func open(url: String, claimLease: Duration = .seconds(60), maxConnections: Int = 4) async throws -> SQLStores {
         try await SQLStores.postgres(
             url: url, logger: Logger(label: "test"), claimLease: claimLease, maxConnections: maxConnections, connectDeadline: TestDatabases.connectDeadline
         )
     }
 
     /// Runs `body` with `count` processes' stores on one fresh database (SQLite: a temporary file), and closes them.
-    func withStores(_ count: Int, claimLease: Duration = .seconds(60), _ body: ([Stores]) async throws -> Void) async throws {
+    package func withStores(_ count: Int, claimLease: Duration = .seconds(60), _ body: ([Stores]) async throws -> Void) async throws {
         let location: String
         switch self {
         case .sqlite: location = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path
@@ -62,14 +62,14 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     /// Runs `body` with fresh stores and closes them.
-    func withStore(claimLease: Duration = .seconds(60), _ body: (Stores) async throws -> Void) async throws {
+    package func withStore(claimLease: Duration = .seconds(60), _ body: (Stores) async throws -> Void) async throws {
         try await closing(try await open(claimLease: claimLease), body)
     }
 }
 
 /// Runs `body` with the ports of `store` and closes the store, also when `body` throws: an open SQLite connection's
 /// deinit stops the whole test process, so a failed `#require` must not leave one behind. Closing twice is harmless.
-func closing<T>(_ store: SQLStores, _ body: (Stores) async throws -> T) async throws -> T {
+package func closing<T>(_ store: SQLStores, _ body: (Stores) async throws -> T) async throws -> T {
     let result: T
     do { result = try await body(store.ports) } catch {
         try? await store.close()
@@ -79,14 +79,14 @@ func closing<T>(_ store: SQLStores, _ body: (Stores) async throws -> T) async th
     return result
 }
 
-enum TestDatabases {
+package enum TestDatabases {
     /// How long a store may take to get its first connection: generous, for the parallel suite on a loaded machine
     /// (the server's 20 s was missed once at a load average of 18 on 2 cores).
-    static let connectDeadline: Duration = .seconds(120)
+    package static let connectDeadline: Duration = .seconds(120)
 
     /// Creates an empty database on the test server. - Returns: its URL.
     /// - Parameter icuLocale: the database's collation (ICU) instead of the cluster's bytewise `C.UTF-8`.
-    static func fresh(icuLocale: String? = nil) throws -> String {
+    package static func fresh(icuLocale: String? = nil) throws -> String {
         guard let base = ProcessInfo.processInfo.environment["SIGNALBOX_TEST_POSTGRES_URL"],
               var parts = URLComponents(string: base)
         else {
@@ -101,7 +101,7 @@ enum TestDatabases {
 
     /// Runs one SQL command with `psql`. - Returns: what it printed (unaligned, tuples only).
     @discardableResult
-    static func psql(_ url: String, _ command: String) throws -> String {
+    package static func psql(_ url: String, _ command: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", "-q", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", command]
@@ -120,17 +120,17 @@ enum TestDatabases {
     }
 }
 
-struct TestDatabaseError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+package struct TestDatabaseError: Error, CustomStringConvertible {
+    package let message: String
+    package var description: String { message }
 }
 
 /// A `psql` session fed one line at a time, to hold a lock while the test goes on, as another instance would.
-final class PsqlSession {
+package final class PsqlSession {
     private let process = Process()
     private let input = Pipe()
 
-    init(_ url: String) throws {
+    package init(_ url: String) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", "-q", "-At", "-v", "ON_ERROR_STOP=1", url]
         process.standardInput = input
@@ -138,10 +138,10 @@ final class PsqlSession {
         try process.run()
     }
 
-    func send(_ sql: String) throws { try input.fileHandleForWriting.write(contentsOf: Data((sql + "\n").utf8)) }
+    package func send(_ sql: String) throws { try input.fileHandleForWriting.write(contentsOf: Data((sql + "\n").utf8)) }
 
     /// Ends the input and waits for `psql` to exit (an open transaction is then rolled back).
-    func close() {
+    package func close() {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }

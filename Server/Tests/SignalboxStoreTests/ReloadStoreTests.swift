@@ -2,6 +2,7 @@ import Foundation
 import SignalboxAPI
 import SignalboxModel
 @testable import SignalboxStore
+import SignalboxStoreTestSupport
 import Testing
 
 /// Reload receipts in the store against a large event's packed run of delivery lines (`LogRun`): matching finds the
@@ -9,7 +10,7 @@ import Testing
 @Suite struct ReloadStoreTests {
     @Test(arguments: Backend.available) func receiptsMatchLinesInAPackedRunAndTheFiguresCountIt(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             let count = LogRun.packedLines + 20
             for index in 0..<count {
@@ -52,7 +53,7 @@ import Testing
 
     @Test(arguments: Backend.available) func aReceiptFindsItsPushUnderManyNewerLines(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             try await store.registry.putInstallation(appId: "a", Installation(id: "phone", userId: "u", channels: [], environment: .sandbox), now: start)
             try await store.registry.putControls(appId: "a", installationId: "phone", [Control(kind: "door", pushToken: "b001")], now: start)
@@ -77,7 +78,7 @@ import Testing
 
     @Test(arguments: Backend.available) func eachInstallationKeepsItsNewestReceiptsOnly(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             func batch(_ count: Int, from offset: Int) -> [ReloadReceipt] {
                 (0..<count).map { ReloadReceipt(kind: "k\(offset + $0)", pushType: .widgets, at: start.addingTimeInterval(Double(offset + $0))) }
@@ -100,7 +101,7 @@ import Testing
 
     @Test(arguments: Backend.available) func theFiguresAreCountedInTheDatabaseWithTheirLatencies(_ backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.registry.createApp(RegistryStoreConformance.app("a"))
+            try await store.registry.createApp(AppRecord.fixture("a"))
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             try await store.registry.putInstallation(appId: "a", Installation(id: "phone", userId: "u", channels: [], environment: .sandbox), now: start)
             try await store.registry.putControls(appId: "a", installationId: "phone", [Control(kind: "door", pushToken: "b001")], now: start)

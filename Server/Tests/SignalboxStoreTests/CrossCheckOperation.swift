@@ -3,6 +3,7 @@ import Foundation
 import SignalboxAPI
 import SignalboxAPNs
 import SignalboxModel
+import SignalboxStoreTestSupport
 
 /// One step of a cross-check sequence, drawn at random and applied to every backend alike.
 enum CrossCheckOperation {

@@ -2,6 +2,7 @@ import Foundation
 import SignalboxAPI
 import SignalboxDelivery
 import SignalboxModel
+import SignalboxStoreTestSupport
 import Testing
 
 /// `BadDeviceToken` strikes (`TokenPruning`): two in a row remove the token; a delivery in between clears them.
@@ -10,7 +11,7 @@ import Testing
 
     /// One push to the app's one control per answer, in order. - Returns: how many tokens the answers removed.
     func answer(_ store: PortStores, _ results: [DeliveryResult]) async throws -> Int {
-        try await store.registry.createApp(RegistryStoreConformance.app("a"))
+        try await store.registry.createApp(AppRecord.fixture("a"))
         try await store.registry.putInstallation(appId: "a", Installation(id: "i1", userId: nil, channels: [], environment: .sandbox), now: now)
         try await store.registry.putControls(appId: "a", installationId: "i1", [Control(kind: "door", pushToken: "t1")], now: now)
         var pruned = 0

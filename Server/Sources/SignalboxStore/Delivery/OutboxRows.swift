@@ -42,12 +42,12 @@ struct OutboxRows {
             return try await db.raw("""
                 WITH upserted AS (\(unsafeRaw: columns)
                     SELECT v.id, \(shared.app), \(shared.event), v.installation, v.token, \(shared.kind), v.environment, v.payload,
-                        CASE v.owner WHEN '' THEN 'pending' ELSE 'sending' END, 0, v.due, \(shared.created), NULLIF(v.owner, ''),
+                        CASE v.owner WHEN '' THEN \(stored: OutboxState.pending) ELSE \(stored: OutboxState.sending) END, 0, v.due, \(shared.created), NULLIF(v.owner, ''),
                         NULLIF(v.lease, 0)
                     FROM unnest(\(bind: ids)::text[], \(bind: installations)::text[], \(bind: tokens)::text[], \(bind: environments)::text[],
                         \(bind: payloads)::text[], \(bind: dues)::bigint[], \(bind: owners)::text[], \(bind: leases)::bigint[])
                         AS v(id, installation, token, environment, payload, due, owner, lease)
-                    ON CONFLICT (app_id, token, payload) WHERE state = 'pending' DO UPDATE SET absorbed = 1
+                    ON CONFLICT (app_id, token, payload) WHERE state = \(stored: OutboxState.pending) DO UPDATE SET absorbed = 1
                     RETURNING push_id, xmax::text <> '0' AS absorbing)
                 SELECT push_id FROM upserted WHERE absorbing
                 """).all().map { try $0.decode(column: "push_id", as: String.self) }
@@ -56,7 +56,7 @@ struct OutboxRows {
             // INSERT, not to a join. A returned id that is not ours is a twin's.
             let rows = ids.indices.map { index -> SQLQueryString in
                 let state: SQLQueryString = owners[index].isEmpty
-                    ? "'pending', NULL, NULL" : "'sending', \(bind: owners[index]), \(bind: leases[index])"
+                    ? "\(stored: OutboxState.pending), NULL, NULL" : "\(stored: OutboxState.sending), \(bind: owners[index]), \(bind: leases[index])"
                 return """
                     (\(bind: ids[index]), \(bind: installations[index]), \(bind: tokens[index]), \(bind: environments[index]),
                     \(bind: payloads[index]), \(bind: dues[index]), \(state))
@@ -68,7 +68,7 @@ struct OutboxRows {
                 SELECT v.column1, \(shared.app), \(shared.event), v.column2, v.column3, \(shared.kind), v.column4,
                     v.column5, v.column7, 0, v.column6, \(shared.created), v.column8, CAST(v.column9 AS BIGINT)
                 FROM (VALUES \(rows.joined(separator: ", "))) AS v WHERE true
-                ON CONFLICT (app_id, token, payload) WHERE state = 'pending' DO UPDATE SET absorbed = 1
+                ON CONFLICT (app_id, token, payload) WHERE state = \(stored: OutboxState.pending) DO UPDATE SET absorbed = 1
                 RETURNING push_id
                 """).all().map { try $0.decode(column: "push_id", as: String.self) }.filter { !ours.contains($0) }
         }

@@ -64,7 +64,7 @@ extension SQLDelivery {
                 UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
                     fan_out_cursor = \(bind: position.cursor), matched = matched + \(bind: pushes.count),
                     coalesced = coalesced + \(bind: coalesced)
-                WHERE event_id = \(bind: event.id) AND state IN ('accepted', 'fanning-out')
+                WHERE event_id = \(bind: event.id) AND state IN (\(stored: [EventState.accepted, .fanningOut]))
                 """).run()
         }
         if finished { try await SQLWebhooks.recordIfSettled(db, eventId: event.id, now: now) }
@@ -74,7 +74,7 @@ extension SQLDelivery {
 
     /// The event's row while its fan-out is still to do.
     private static func plannableEvent(_ db: any SQLDatabase, _ eventId: String) async throws -> (any SQLRow)? {
-        try await db.raw("SELECT * FROM events WHERE event_id = \(bind: eventId) AND state IN ('accepted', 'fanning-out')").first()
+        try await db.raw("SELECT * FROM events WHERE event_id = \(bind: eventId) AND state IN (\(stored: [EventState.accepted, .fanningOut]))").first()
     }
 
     /// PostgreSQL plans the audience pages from table statistics. Registrations bulk-loaded before autovacuum first
@@ -281,7 +281,7 @@ extension SQLDelivery {
     ) async throws -> Set<String> {
         guard !pushes.isEmpty else { return [] }
         let twins = try await db.raw("""
-            SELECT token, payload FROM outbox WHERE app_id = \(bind: appId) AND \(backend.among("token", pushes.map(\.token))) AND state = 'pending'
+            SELECT token, payload FROM outbox WHERE app_id = \(bind: appId) AND \(backend.among("token", pushes.map(\.token))) AND state = \(stored: OutboxState.pending)
             """).all().map {
             PlannedPush.coalescingKey(token: try $0.decode(column: "token", as: String.self), payload: try $0.decode(column: "payload", as: String.self))
         }

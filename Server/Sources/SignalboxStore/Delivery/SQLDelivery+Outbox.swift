@@ -12,7 +12,7 @@ extension SQLDelivery {
             ? "(claimed_by IS NULL OR claimed_by <> \(bind: database.owner))"
             : "(lease_until IS NULL OR lease_until < \(bind: now.milliseconds))"
         return try await transaction { db in
-            let rows = try await db.raw("SELECT * FROM outbox WHERE state = 'sending' AND \(released) ORDER BY push_id\(self.backend.skipLocked)").all()
+            let rows = try await db.raw("SELECT * FROM outbox WHERE state = \(stored: OutboxState.sending) AND \(released) ORDER BY push_id\(self.backend.skipLocked)").all()
             for push in try rows.map(Self.push) {
                 try await Self.returnToPending(db, push, at: Date(milliseconds: 0), usedAttempt: false)
             }
@@ -35,7 +35,7 @@ extension SQLDelivery {
             let paused: SQLQueryString = pausedApps.isEmpty ? "" : " AND app_id NOT IN (\(binds: Array(pausedApps)))"
             let columns: SQLQueryString = backend == .postgres ? "push_id, next_attempt_at" : "push_id"
             let appsDue: SQLQueryString = """
-                SELECT \(columns) FROM outbox WHERE state = 'pending' AND app_id = a.app_id\(paused)
+                SELECT \(columns) FROM outbox WHERE state = \(stored: OutboxState.pending) AND app_id = a.app_id\(paused)
                     AND next_attempt_at <= \(bind: now.milliseconds)
                 ORDER BY next_attempt_at LIMIT \(bind: limit)
                 """
@@ -56,9 +56,9 @@ extension SQLDelivery {
                 \(Self.appsWithPendingPushes),
                 due AS (\(due)),
                 picked AS (
-                    SELECT push_id FROM outbox WHERE state = 'pending' AND push_id IN (
+                    SELECT push_id FROM outbox WHERE state = \(stored: OutboxState.pending) AND push_id IN (
                         SELECT push_id FROM due ORDER BY turn, next_attempt_at LIMIT \(bind: limit))\(backend.skipLocked))
-                UPDATE outbox SET state = 'sending', claimed_by = \(bind: owner), lease_until = \(bind: leaseUntil)
+                UPDATE outbox SET state = \(stored: OutboxState.sending), claimed_by = \(bind: owner), lease_until = \(bind: leaseUntil)
                 WHERE push_id IN (SELECT push_id FROM picked)
                 RETURNING *
                 """).all()
@@ -89,7 +89,7 @@ extension SQLDelivery {
             }
             for chunk in finishing.map(\.completion.push.id).chunked(1_000) {
                 for row in try await db.raw("""
-                    DELETE FROM outbox WHERE \(self.backend.among("push_id", Array(chunk))) AND state = 'sending' AND claimed_by = \(bind: owner)
+                    DELETE FROM outbox WHERE \(self.backend.among("push_id", Array(chunk))) AND state = \(stored: OutboxState.sending) AND claimed_by = \(bind: owner)
                     RETURNING push_id
                     """).all() {
                     held.insert(try row.decode(column: "push_id", as: String.self))
@@ -135,7 +135,7 @@ extension SQLDelivery {
             let query: SQLQueryString = """
                 \(Self.appsWithPendingPushes)
                 SELECT MIN(due) AS due FROM (
-                    SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending' AND app_id = apps.app_id) AS due
+                    SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE state = \(stored: OutboxState.pending) AND app_id = apps.app_id) AS due
                     FROM apps WHERE apps.app_id IS NOT NULL\(paused)) AS per_app
                 """
             guard let row = try await db.raw(query).first(), try !row.decodeNil(column: "due") else { return nil }
@@ -157,15 +157,15 @@ extension SQLDelivery {
     /// `outbox_pending_app` one seek per app instead of a scan of every pending push.
     private static var appsWithPendingPushes: SQLQueryString { """
         WITH RECURSIVE apps (app_id) AS (
-            SELECT MIN(app_id) FROM outbox WHERE state = 'pending'
+            SELECT MIN(app_id) FROM outbox WHERE state = \(stored: OutboxState.pending)
             UNION ALL
-            SELECT (SELECT MIN(app_id) FROM outbox WHERE state = 'pending' AND app_id > apps.app_id)
+            SELECT (SELECT MIN(app_id) FROM outbox WHERE state = \(stored: OutboxState.pending) AND app_id > apps.app_id)
             FROM apps WHERE apps.app_id IS NOT NULL)
         """ }
 
     /// The pending push for this token and payload, if any: there is at most one (the unique `outbox_pending` index).
     static func pendingPush(appId: String, token: String, payload: String) -> SQLQueryString {
-        "app_id = \(bind: appId) AND token = \(bind: token) AND payload = \(bind: payload) AND state = 'pending'"
+        "app_id = \(bind: appId) AND token = \(bind: token) AND payload = \(bind: payload) AND state = \(stored: OutboxState.pending)"
     }
 
     private static func push(_ row: any SQLRow) throws -> OutboxPush {
@@ -187,12 +187,12 @@ extension SQLDelivery {
     /// `heldBy`, only while that owner still holds the claim. - Returns: whether the push was changed.
     @discardableResult
     private static func returnToPending(_ db: any SQLDatabase, _ push: OutboxPush, at: Date, usedAttempt: Bool, heldBy owner: String? = nil) async throws -> Bool {
-        let fence: SQLQueryString = owner.map { " AND state = 'sending' AND claimed_by = \(bind: $0)" } ?? ""
+        let fence: SQLQueryString = owner.map { " AND state = \(stored: OutboxState.sending) AND claimed_by = \(bind: $0)" } ?? ""
         let twin = try await db.raw("SELECT push_id FROM outbox WHERE \(pendingPush(appId: push.appId, token: push.token, payload: push.payload))")
             .first()?.decode(column: "push_id", as: String.self)
         guard let twin else {
             return try await db.raw("""
-                UPDATE outbox SET state = 'pending', next_attempt_at = \(bind: at.milliseconds),
+                UPDATE outbox SET state = \(stored: OutboxState.pending), next_attempt_at = \(bind: at.milliseconds),
                     attempts = attempts + \(bind: usedAttempt ? 1 : 0), claimed_by = NULL, lease_until = NULL
                 WHERE push_id = \(bind: push.id)\(fence) RETURNING push_id
                 """).first() != nil

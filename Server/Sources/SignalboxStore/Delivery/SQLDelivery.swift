@@ -50,7 +50,7 @@ struct SQLDelivery: DeliveryStore, SQLStore {
                 SELECT event_id, app_id, created_at FROM (
                     SELECT event_id, app_id, created_at,
                         ROW_NUMBER() OVER (PARTITION BY app_id ORDER BY created_at, event_id) AS turn
-                    FROM events WHERE state IN ('accepted', 'fanning-out')) AS queued
+                    FROM events WHERE state IN (\(stored: [EventState.accepted, .fanningOut]))) AS queued
                 WHERE turn = 1 ORDER BY created_at, event_id LIMIT \(bind: limit)
                 """).all().map { row in
                 QueuedEvent(
@@ -65,7 +65,7 @@ struct SQLDelivery: DeliveryStore, SQLStore {
         try await transaction { db in
             guard try await db.raw("""
                 UPDATE events SET state = \(bind: EventState.failed.rawValue), failure_reason = \(bind: reason)
-                WHERE event_id = \(bind: id) AND state IN ('accepted', 'fanning-out') RETURNING event_id
+                WHERE event_id = \(bind: id) AND state IN (\(stored: [EventState.accepted, .fanningOut])) RETURNING event_id
                 """).first() != nil else { return }
             try await db.raw("DELETE FROM event_ranges WHERE event_id = \(bind: id)").run()
             try await SQLWebhooks.recordFailedEvent(db, eventId: id, reason: reason, now: now)
@@ -77,7 +77,7 @@ struct SQLDelivery: DeliveryStore, SQLStore {
             try await db.raw("""
                 DELETE FROM events WHERE event_id IN (
                     SELECT event_id FROM events WHERE created_at < \(bind: cutoff.milliseconds)
-                        AND (state = 'failed' OR (\(Self.eventIsDone)))
+                        AND (state = \(stored: EventState.failed) OR (\(Self.eventIsDone)))
                     LIMIT \(bind: limit))
                 RETURNING event_id
                 """).all().count
@@ -94,5 +94,5 @@ struct Claim: Sendable {
 extension SQLDelivery {
     /// `EventStatus`'s "done" rule in SQL, the one place the backends state it: the fan-out finished (`delivering`)
     /// and every planned push has a final outcome. `done` itself is never stored.
-    static var eventIsDone: SQLQueryString { "state = 'delivering' AND delivered + failed + pruned >= matched" }
+    static var eventIsDone: SQLQueryString { "state = \(stored: EventState.delivering) AND delivered + failed + pruned >= matched" }
 }

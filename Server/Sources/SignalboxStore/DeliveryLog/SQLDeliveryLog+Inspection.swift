@@ -79,7 +79,7 @@ extension SQLDeliveryLog {
             var filter: SQLQueryString = "app_id = \(bind: appId)"
             switch state {
             case .done?: filter = "\(filter) AND \(SQLDelivery.eventIsDone)"
-            case .delivering?: filter = "\(filter) AND state = 'delivering' AND NOT (\(SQLDelivery.eventIsDone))"
+            case .delivering?: filter = "\(filter) AND state = \(stored: EventState.delivering) AND NOT (\(SQLDelivery.eventIsDone))"
             case let state?: filter = "\(filter) AND state = \(bind: state.rawValue)"
             case nil: break
             }
@@ -120,7 +120,7 @@ extension SQLDeliveryLog {
 
     func outboxDepth(appId: String) async throws -> Int {
         try await oneStatement { db in
-            try await db.raw("SELECT COUNT(*) AS n FROM outbox WHERE state IN ('pending', 'sending') AND app_id = \(bind: appId)")
+            try await db.raw("SELECT COUNT(*) AS n FROM outbox WHERE state IN (\(stored: [OutboxState.pending, .sending])) AND app_id = \(bind: appId)")
                 .first()?.decode(column: "n", as: Int.self) ?? 0
         }
     }

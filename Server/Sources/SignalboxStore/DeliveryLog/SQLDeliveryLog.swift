@@ -15,7 +15,7 @@ struct SQLDeliveryLog: DeliveryLogStore, SQLStore {
     func deliveryLog(appId: String, token: String, limit: Int) async throws -> [DeliveryLogEntry] {
         let backend = backend
         return try await oneStatement { db in
-            let byToken: SQLQueryString = "app_id = \(bind: appId) AND token = \(bind: token) AND (\(unsafeRaw: Self.indexedByToken))"
+            let byToken: SQLQueryString = "app_id = \(bind: appId) AND token = \(bind: token) AND (\(Self.indexedByToken))"
             let registered = ["controls", "widget_tokens", "file_provider_tokens"].map { table -> SQLQueryString in
                 "SELECT installation_id FROM \(unsafeRaw: table) WHERE app_id = \(bind: appId) AND push_token = \(bind: token)"
             }
@@ -35,7 +35,7 @@ struct SQLDeliveryLog: DeliveryLogStore, SQLStore {
     }
 
     /// The lines `delivery_log_token` holds (its `WHERE`, written the same so that both databases use it).
-    private static let indexedByToken = "outcome <> 'delivered' OR installation_id IS NULL"
+    private static let indexedByToken: SQLQueryString = "outcome <> \(stored: DeliveryOutcome.delivered) OR installation_id IS NULL"
 
     func deliveryLog(appId: String, installationId: String, limit: Int) async throws -> [DeliveryLogEntry] {
         let backend = backend
@@ -67,7 +67,7 @@ struct SQLDeliveryLog: DeliveryLogStore, SQLStore {
     /// installation index, and elements of `held_runs`. `CROSS JOIN` keeps SQLite's join order: the few ids first,
     /// then the seeks for each.
     private static func installationLines(_ backend: SQLBackend, appId: String, deliveredTo token: String? = nil) -> SQLQueryString {
-        let row: SQLQueryString = token.map { "AND token = \(bind: $0) AND outcome = 'delivered'" } ?? ""
+        let row: SQLQueryString = token.map { "AND token = \(bind: $0) AND outcome = \(stored: DeliveryOutcome.delivered)" } ?? ""
         let element: SQLQueryString = token.map { "AND line.value ->> 0 = \(bind: $0)" } ?? ""
         return """
             SELECT \(unsafeRaw: lineColumns) FROM installs CROSS JOIN delivery_log

@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SignalboxAPNs
 import SignalboxModel
 
 /// Reload receipts in `reloads`: one row per receipt, the matched ones with their push's event. A push answers one
@@ -73,12 +74,12 @@ struct SQLReloads: ReloadStore, SQLStore {
                 SELECT token, push_type, event_id, logged_at FROM delivery_log
                 WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
                     AND logged_at >= \(bind: from.milliseconds) AND logged_at <= \(bind: through.milliseconds)
-                    AND outcome = 'delivered' AND event_id IS NOT NULL AND push_type IN ('widgets', 'controls')
+                    AND outcome = \(stored: DeliveryOutcome.delivered) AND event_id IS NOT NULL AND push_type IN (\(stored: [PushType.widgets, .controls]))
                 UNION ALL
                 SELECT line.value ->> 0 AS token, run.push_type, run.event_id, run.logged_at
                 FROM delivery_runs AS run CROSS JOIN \(backend.elements(of: "run.lines"))
                 WHERE run.app_id = \(bind: appId) AND run.logged_at >= \(bind: from.milliseconds) AND run.logged_at <= \(bind: through.milliseconds)
-                    AND run.outcome = 'delivered' AND run.event_id IS NOT NULL AND run.push_type IN ('widgets', 'controls')
+                    AND run.outcome = \(stored: DeliveryOutcome.delivered) AND run.event_id IS NOT NULL AND run.push_type IN (\(stored: [PushType.widgets, .controls]))
                     AND run.first_installation\(backend.bytewise) <= \(bind: installationId)
                     AND run.last_installation\(backend.bytewise) >= \(bind: installationId)
                     AND line.value ->> 2 = \(bind: installationId)
@@ -117,9 +118,9 @@ struct SQLReloads: ReloadStore, SQLStore {
     private func registeredKinds(appId: String, installationId: String) async throws -> [String: Set<String>] {
         let rows = try await oneStatement { db in
             try await db.raw("""
-                SELECT 'controls' AS push_type, kind, push_token FROM controls WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
+                SELECT \(stored: PushType.controls) AS push_type, kind, push_token FROM controls WHERE app_id = \(bind: appId) AND installation_id = \(bind: installationId)
                 UNION ALL
-                SELECT 'widgets' AS push_type, w.kind AS kind, t.push_token AS push_token
+                SELECT \(stored: PushType.widgets) AS push_type, w.kind AS kind, t.push_token AS push_token
                 FROM widgets AS w JOIN widget_tokens AS t ON t.app_id = w.app_id AND t.installation_id = w.installation_id
                 WHERE w.app_id = \(bind: appId) AND w.installation_id = \(bind: installationId)
                 """).all().map {
@@ -193,21 +194,21 @@ struct SQLReloads: ReloadStore, SQLStore {
             try await db.raw("""
                 WITH lines AS (
                     SELECT push_type, installation_id, token FROM delivery_log
-                    WHERE app_id = \(bind: appId) AND logged_at >= \(bind: since.milliseconds) AND outcome = 'delivered'
-                        AND installation_id IS NOT NULL AND push_type IN ('widgets', 'controls')
+                    WHERE app_id = \(bind: appId) AND logged_at >= \(bind: since.milliseconds) AND outcome = \(stored: DeliveryOutcome.delivered)
+                        AND installation_id IS NOT NULL AND push_type IN (\(stored: [PushType.widgets, .controls]))
                     UNION ALL
                     SELECT run.push_type, line.value ->> 2 AS installation_id, line.value ->> 0 AS token
                     FROM delivery_runs AS run CROSS JOIN \(backend.elements(of: "run.lines"))
-                    WHERE run.app_id = \(bind: appId) AND run.logged_at >= \(bind: since.milliseconds) AND run.outcome = 'delivered'
-                        AND run.push_type IN ('widgets', 'controls'))
-                SELECT 'widgets' AS push_type, w.kind AS kind, COUNT(*) AS n
+                    WHERE run.app_id = \(bind: appId) AND run.logged_at >= \(bind: since.milliseconds) AND run.outcome = \(stored: DeliveryOutcome.delivered)
+                        AND run.push_type IN (\(stored: [PushType.widgets, .controls])))
+                SELECT \(stored: PushType.widgets) AS push_type, w.kind AS kind, COUNT(*) AS n
                 FROM lines JOIN (SELECT DISTINCT installation_id, kind FROM widgets WHERE app_id = \(bind: appId)) AS w
                     ON w.installation_id = lines.installation_id
-                WHERE lines.push_type = 'widgets' GROUP BY w.kind
+                WHERE lines.push_type = \(stored: PushType.widgets) GROUP BY w.kind
                 UNION ALL
-                SELECT 'controls' AS push_type, c.kind AS kind, COUNT(*) AS n
+                SELECT \(stored: PushType.controls) AS push_type, c.kind AS kind, COUNT(*) AS n
                 FROM lines JOIN controls AS c ON c.app_id = \(bind: appId) AND c.installation_id = lines.installation_id AND c.push_token = lines.token
-                WHERE lines.push_type = 'controls' GROUP BY c.kind
+                WHERE lines.push_type = \(stored: PushType.controls) GROUP BY c.kind
                 """).all().compactMap { row in
                 guard let type = PushKind(rawValue: try row.decode(column: "push_type", as: String.self)) else { return nil }
                 return (key: (type: type, kind: try row.decode(column: "kind", as: String.self)), count: try row.decode(column: "n", as: Int.self))

@@ -1,4 +1,5 @@
 import Foundation
+import SQLKit
 import SignalboxModel
 
 /// Delivery-log lines grouped by what they share, so that a group's shared values are written once.
@@ -77,5 +78,19 @@ struct LogRun {
             if last.utf8.lexicographicallyPrecedes(id.utf8) { range?.last = id }
         }
         return range
+    }
+}
+
+extension LogRun {
+    /// A packed run's line: a JSON array of these fields in this order, read back in SQL as `line.value ->> field`.
+    enum LineField: Int {
+        case token, apnsId, installation
+    }
+}
+
+extension SQLQueryString {
+    /// A packed run line's field position (`line.value ->> \(runLine: .token)`).
+    mutating func appendInterpolation(runLine field: LogRun.LineField) {
+        appendInterpolation(literal: field.rawValue)
     }
 }

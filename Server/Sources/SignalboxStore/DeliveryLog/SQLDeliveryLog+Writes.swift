@@ -47,7 +47,7 @@ extension SQLDeliveryLog {
         }
     }
 
-    /// What sets a run's lines apart: token, apns-id, installation (a run's `lines`, read as `value ->> 0, 1, 2`).
+    /// What sets a run's lines apart, in `LogRun.LineField`'s order: token, apns-id, installation.
     private static func lines(_ entries: ArraySlice<DeliveryLogEntry>) -> JSONRows {
         var rows = JSONRows(columns: 3)
         for entry in entries {

@@ -68,12 +68,12 @@ struct SQLDeliveryLog: DeliveryLogStore, SQLStore {
     /// then the seeks for each.
     private static func installationLines(_ backend: SQLBackend, appId: String, deliveredTo token: String? = nil) -> SQLQueryString {
         let row: SQLQueryString = token.map { "AND token = \(bind: $0) AND outcome = \(stored: DeliveryOutcome.delivered)" } ?? ""
-        let element: SQLQueryString = token.map { "AND line.value ->> 0 = \(bind: $0)" } ?? ""
+        let element: SQLQueryString = token.map { "AND line.value ->> \(runLine: .token) = \(bind: $0)" } ?? ""
         return """
             SELECT \(unsafeRaw: lineColumns) FROM installs CROSS JOIN delivery_log
                 WHERE app_id = \(bind: appId) AND installation_id = installs.id \(row)
             UNION ALL
-            \(runLines(backend, from: "held_runs AS run")) WHERE line.value ->> 2 = run.wanted \(element)
+            \(runLines(backend, from: "held_runs AS run")) WHERE line.value ->> \(runLine: .installation) = run.wanted \(element)
             """
     }
 
@@ -121,8 +121,8 @@ struct SQLDeliveryLog: DeliveryLogStore, SQLStore {
     /// A run's lines with `lineColumns`, from `runs` (a `FROM` item that names the runs `run`); a `WHERE` may follow.
     private static func runLines(_ backend: SQLBackend, from runs: SQLQueryString) -> SQLQueryString {
         """
-        SELECT run.app_id, line.value ->> 0 AS token, run.push_type, run.event_id, run.attempt, run.outcome, run.status,
-            run.reason, line.value ->> 1 AS apns_id, run.logged_at, line.value ->> 2 AS installation_id
+        SELECT run.app_id, line.value ->> \(runLine: .token) AS token, run.push_type, run.event_id, run.attempt, run.outcome, run.status,
+            run.reason, line.value ->> \(runLine: .apnsId) AS apns_id, run.logged_at, line.value ->> \(runLine: .installation) AS installation_id
         FROM \(runs) CROSS JOIN \(backend.elements(of: "run.lines"))
         """
     }

@@ -76,13 +76,13 @@ struct SQLReloads: ReloadStore, SQLStore {
                     AND logged_at >= \(bind: from.milliseconds) AND logged_at <= \(bind: through.milliseconds)
                     AND outcome = \(stored: DeliveryOutcome.delivered) AND event_id IS NOT NULL AND push_type IN (\(stored: [PushType.widgets, .controls]))
                 UNION ALL
-                SELECT line.value ->> 0 AS token, run.push_type, run.event_id, run.logged_at
+                SELECT line.value ->> \(runLine: .token) AS token, run.push_type, run.event_id, run.logged_at
                 FROM delivery_runs AS run CROSS JOIN \(backend.elements(of: "run.lines"))
                 WHERE run.app_id = \(bind: appId) AND run.logged_at >= \(bind: from.milliseconds) AND run.logged_at <= \(bind: through.milliseconds)
                     AND run.outcome = \(stored: DeliveryOutcome.delivered) AND run.event_id IS NOT NULL AND run.push_type IN (\(stored: [PushType.widgets, .controls]))
                     AND run.first_installation\(backend.bytewise) <= \(bind: installationId)
                     AND run.last_installation\(backend.bytewise) >= \(bind: installationId)
-                    AND line.value ->> 2 = \(bind: installationId)
+                    AND line.value ->> \(runLine: .installation) = \(bind: installationId)
                 ORDER BY logged_at DESC LIMIT \(bind: Self.reloadMatchLines)
                 """).all().map { row in
                 DeliveredLine(
@@ -197,7 +197,7 @@ struct SQLReloads: ReloadStore, SQLStore {
                     WHERE app_id = \(bind: appId) AND logged_at >= \(bind: since.milliseconds) AND outcome = \(stored: DeliveryOutcome.delivered)
                         AND installation_id IS NOT NULL AND push_type IN (\(stored: [PushType.widgets, .controls]))
                     UNION ALL
-                    SELECT run.push_type, line.value ->> 2 AS installation_id, line.value ->> 0 AS token
+                    SELECT run.push_type, line.value ->> \(runLine: .installation) AS installation_id, line.value ->> \(runLine: .token) AS token
                     FROM delivery_runs AS run CROSS JOIN \(backend.elements(of: "run.lines"))
                     WHERE run.app_id = \(bind: appId) AND run.logged_at >= \(bind: since.milliseconds) AND run.outcome = \(stored: DeliveryOutcome.delivered)
                         AND run.push_type IN (\(stored: [PushType.widgets, .controls])))

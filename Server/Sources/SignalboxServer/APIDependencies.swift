@@ -14,6 +14,8 @@ public struct APIDependencies: Sendable {
     public let stores: Stores
     public let secrets: SecretBox
     public let signals: DeliverySignals
+    /// Where accepted events enter the delivery engine.
+    let intake: EventIntake
     let sender: PushSender?
     /// The sender's cache of unsealed app keys (forgotten when an app's key changes).
     let credentials: AppCredentials
@@ -31,7 +33,9 @@ public struct APIDependencies: Sendable {
         self.configuration = configuration
         self.stores = stores
         self.secrets = secrets
-        signals = DeliverySignals()
+        let signals = DeliverySignals()
+        self.signals = signals
+        intake = EventIntake(delivery: stores.delivery, idempotency: stores.idempotency, signals: signals)
         let credentials = AppCredentials(
             registry: stores.registry, signingKeys: stores.signingKeys, providerTokens: stores.providerTokens, secrets: secrets, now: now,
             onLoad: onCredentialsLoaded

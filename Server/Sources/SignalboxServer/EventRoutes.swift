@@ -22,12 +22,11 @@ struct EventRoutes {
                 let idempotent = IdempotentRequest(
                     appId: appId, key: key, fingerprint: try Idempotency.fingerprint(operation: "events", body), at: event.createdAt
                 )
-                let claim = try await dependencies.stores.idempotency.createEvent(event, idempotency: idempotent, answer: answer)
+                let claim = try await dependencies.intake.accept(event, idempotency: idempotent, answer: answer)
                 if let earlier = try Idempotency.earlier(claim) { return earlier }
             } else {
-                try await dependencies.stores.delivery.createEvent(event)
+                try await dependencies.intake.accept(event)
             }
-            dependencies.signals.eventAccepted()
             return Idempotency.response(answer)
         }
         app.get("events/:eventId") { request, context in

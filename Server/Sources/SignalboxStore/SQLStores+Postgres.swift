@@ -21,7 +21,7 @@ extension SQLStores {
         configuration.options.maximumConnections = maxConnections
         var sqlLogger = logger
         sqlLogger.logLevel = max(logger.logLevel, .info)
-        let connector = PostgresConnector(configuration: configuration, logger: sqlLogger)
+        let connector = PostgresConnector.start(configuration: configuration, logger: sqlLogger)
         let client = SQLDatabaseClient(connector: connector, claimLease: claimLease)
         do {
             // The pool retries a refused connection for ever: give the first one a deadline.

@@ -14,11 +14,17 @@ final class PostgresConnector: SQLConnector {
 
     var backend: SQLBackend { .postgres }
 
-    init(configuration: PostgresClient.Configuration, logger: Logger) {
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let client = client
-        runner = Task { await client.run() }
+    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
+        self.client = client
+        self.runner = runner
         self.logger = logger
+    }
+
+    /// Opens the pool: its connection work runs (outside any caller's task, since the stores outlive the start-up
+    /// that opens them) until `close`.
+    static func start(configuration: PostgresClient.Configuration, logger: Logger) -> PostgresConnector {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        return PostgresConnector(client: client, runner: Task { await client.run() }, logger: logger)
     }
 
     func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {

@@ -81,7 +81,7 @@ extension Dispatcher {
         do {
             let result = try sent.get()
             let reason = result.response.reason?.rawValue
-            answer = DeliveryAnswer(status: result.response.status, reason: reason, apnsId: result.response.apnsId?.uuidString.lowercased())
+            answer = DeliveryAnswer(status: result.response.status, reason: reason, apnsId: result.response.apnsIdText)
             metrics.countPush(type: type.rawValue, outcome: result.outcome.name, reason: reason ?? "")
             switch result.outcome {
             case .delivered:

@@ -63,7 +63,7 @@ final class ConnectionPool: Sendable {
             completion(.unfinished { try await self.send(request, deadline: deadline) })
             return
         }
-        connection.send(request, deadline: NIODeadline(deadline)).whenComplete { result in
+        connection.send(request, deadline: NIODeadline(deadline)) { result in
             switch result {
             case .success(let response):
                 completion(.finished(.success(response)))
@@ -101,7 +101,7 @@ final class ConnectionPool: Sendable {
             }
             let connection = try await connection(deadline: deadline)
             do {
-                return try await connection.send(request, deadline: NIODeadline(deadline)).get()
+                return try await connection.send(request, deadline: NIODeadline(deadline))
             } catch let next as ConnectionFailure {
                 failure = next
             }

@@ -38,7 +38,68 @@ public struct APNsClient: Sendable {
     public func send(_ push: Push, environment: APNsEnvironment, tokens: ProviderTokenManager) async throws -> Result {
         let deadline = ContinuousClock.now + timeout
         let token = tokens.current()
-        var response = try await send(push, environment, token, tokens.key, deadline)
+        let response = try await send(push, environment, token, tokens.key, deadline)
+        return try await conclude(response, push, environment, tokens, token, deadline)
+    }
+
+    /// Sends one push as `send` does, without a task when its host is not spared: `completion` gets the result, or
+    /// what is left for a task (a second request, a wait for a connection). The HTTP/2 transport answers on its
+    /// event loop, so `completion` should be quick.
+    public func start(
+        _ push: Push, environment: APNsEnvironment, tokens: ProviderTokenManager, completion: @escaping @Sendable (Started<Result>) -> Void
+    ) {
+        // A closed breaker admits without a change of state; any other is `send`'s business.
+        guard !hosts.isOpen(environment) else {
+            completion(.unfinished { try await send(push, environment: environment, tokens: tokens) })
+            return
+        }
+        let deadline = ContinuousClock.now + timeout
+        let token = tokens.current()
+        let key = tokens.key
+        let request = APNsRequest(
+            push: push, environment: environment, token: token, teamId: key.teamId, keyId: key.keyId, keyFingerprint: key.fingerprint
+        )
+        let hosts = hosts
+        transport.start(request, deadline: deadline) { started in
+            switch started {
+            case .finished(.success(let response)):
+                hosts.record(environment, serverError: response.status >= 500)
+                if let result = concludeAtOnce(response, tokens) {
+                    completion(.finished(.success(result)))
+                } else {
+                    completion(.unfinished { try await conclude(response, push, environment, tokens, token, deadline) })
+                }
+            case .finished(.failure(let error)):
+                completion(.finished(.failure(error)))
+            case .unfinished(let resume):
+                completion(.unfinished {
+                    let response = try await resume()
+                    hosts.record(environment, serverError: response.status >= 500)
+                    return try await conclude(response, push, environment, tokens, token, deadline)
+                })
+            }
+        }
+    }
+
+    /// What a first answer means when no second request is needed; `nil` when one is (token refresh, reconnect).
+    private func concludeAtOnce(_ response: APNsResponse, _ tokens: ProviderTokenManager) -> Result? {
+        switch PushOutcome(response) {
+        case .refreshProviderToken, .reconnect:
+            return nil
+        case .retry(_, .some(.tooManyProviderTokenUpdates)):
+            return Result(response: response, outcome: .retry(after: max(tokens.tooManyUpdates(), .seconds(60)), reason: .tooManyProviderTokenUpdates))
+        case let outcome:
+            return Result(response: response, outcome: outcome)
+        }
+    }
+
+    /// What the first answer (sent with `token`) means, after the second request it may need.
+    private func conclude(
+        _ response: APNsResponse, _ push: Push, _ environment: APNsEnvironment, _ tokens: ProviderTokenManager, _ token: ProviderToken,
+        _ deadline: ContinuousClock.Instant
+    ) async throws -> Result {
+        if let result = concludeAtOnce(response, tokens) { return result }
+        var response = response
         var outcome = PushOutcome(response)
         switch outcome {
         case .refreshProviderToken:
@@ -50,14 +111,10 @@ public struct APNsClient: Sendable {
                 // Still expired with a fresh token (or none allowed yet): the clock or key is wrong.
                 outcome = .credentialsInvalid(reason: .expiredProviderToken)
             }
-        case .retry(_, .some(.tooManyProviderTokenUpdates)):
-            outcome = .retry(after: max(tokens.tooManyUpdates(), .seconds(60)), reason: .tooManyProviderTokenUpdates)
-        case .reconnect:
-            // The push was not processed; the connection that refused it takes no new streams.
+        default:
+            // `.reconnect`: the push was not processed; the connection that refused it takes no new streams.
             response = try await send(push, environment, tokens.current(), tokens.key, deadline)
             outcome = PushOutcome(response)
-        default:
-            break
         }
         return Result(response: response, outcome: outcome)
     }

@@ -29,10 +29,20 @@ public protocol APNsTransport: Sendable {
     /// Executors on which tasks that send run cheapest (the HTTP/2 transport: one per event loop); spread
     /// sending tasks over them. Empty when it does not matter.
     var senderExecutors: [any TaskExecutor] { get }
+
+    /// Sends one request without a task of its own: `completion` is called once, from any thread, with the answer
+    /// or failure, or with what is left to do in a task when the request cannot be sent or finished at once (no
+    /// connection ready, moved to another connection). A task per push costs a large share of a fan-out's CPU.
+    func start(_ request: APNsRequest, deadline: ContinuousClock.Instant, completion: @escaping @Sendable (Started<APNsResponse>) -> Void)
 }
 
 extension APNsTransport {
     public var senderExecutors: [any TaskExecutor] { [] }
+
+    /// Leaves the whole request to a task (`send`).
+    public func start(_ request: APNsRequest, deadline: ContinuousClock.Instant, completion: @escaping @Sendable (Started<APNsResponse>) -> Void) {
+        completion(.unfinished { try await send(request, deadline: deadline) })
+    }
 
     /// The executor for the `index`-th sending task, round robin over `senderExecutors`; `nil` when there are none.
     public func senderExecutor(for index: Int) -> (any TaskExecutor)? {

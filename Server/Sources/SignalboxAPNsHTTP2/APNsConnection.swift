@@ -134,17 +134,26 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
         attach(channel: channel, handler: handler)
     }
 
-    /// Queues a request; the future fails with `ConnectionFailure` when it must go elsewhere.
-    func send(_ request: APNsRequest, deadline: NIODeadline) -> EventLoopFuture<APNsResponse> {
+    /// Queues a request; `completion` is called once, on the event loop, with the answer or a failure
+    /// (`ConnectionFailure` when the request must go elsewhere).
+    func send(_ request: APNsRequest, deadline: NIODeadline, completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void) {
         load.add(1, ordering: .relaxed)
-        let promise = eventLoop.makePromise(of: APNsResponse.self)
-        let pending = PendingPush(request: request, promise: promise, deadline: deadline)
+        let pending = PendingPush(request: request, deadline: deadline) { result in
+            self.load.subtract(1, ordering: .relaxed)
+            completion(result)
+        }
         if eventLoop.inEventLoop {
             enqueue(pending)
         } else {
             eventLoop.execute { self.enqueue(pending) }
         }
-        return promise.futureResult.always { _ in self.load.subtract(1, ordering: .relaxed) }
+    }
+
+    /// Sends a request and waits for its answer. - Throws: `ConnectionFailure` when it must go elsewhere.
+    func send(_ request: APNsRequest, deadline: NIODeadline) async throws -> APNsResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            send(request, deadline: deadline) { continuation.resume(with: $0) }
+        }
     }
 
     /// Whether every stream allowed now is taken (requests beyond it queue).

@@ -53,27 +53,57 @@ final class ConnectionPool: Sendable {
     /// Sends on the best connection. A push the server did not process moves to another connection; one whose
     /// answer was lost is sent once more (`resendsAfterLostAnswer`); one whose answer was read is never re-sent.
     func send(_ request: APNsRequest, deadline: ContinuousClock.Instant) async throws -> APNsResponse {
+        try await send(request, deadline: deadline, after: nil)
+    }
+
+    /// Sends on a usable connection if one is ready now (`completion` is then called on its event loop);
+    /// otherwise, or when that connection gives the push back, leaves the rest to `send` in a task.
+    func start(_ request: APNsRequest, deadline: ContinuousClock.Instant, completion: @escaping @Sendable (Started<APNsResponse>) -> Void) {
+        guard case .use(let connection)? = try? choose() else {
+            completion(.unfinished { try await self.send(request, deadline: deadline) })
+            return
+        }
+        connection.send(request, deadline: NIODeadline(deadline)) { result in
+            switch result {
+            case .success(let response):
+                completion(.finished(.success(response)))
+            case .failure(ConnectionFailure.malformed(let why)):
+                completion(.finished(.failure(APNsTransportError(.invalidRequest, why))))
+            case .failure(let failure as ConnectionFailure):
+                completion(.unfinished { try await self.send(request, deadline: deadline, after: failure) })
+            case .failure(let error):
+                completion(.finished(.failure(error)))
+            }
+        }
+    }
+
+    /// `send`, after a first connection ended with `failure` (if it did).
+    private func send(_ request: APNsRequest, deadline: ContinuousClock.Instant, after failure: ConnectionFailure?) async throws -> APNsResponse {
         var refused = 0
         var lost = 0
+        var failure = failure
         while true {
+            switch failure {
+            case nil:
+                break
+            case .notSent?, .refused?:
+                refused += 1
+                guard refused <= configuration.maxRefusedResends else {
+                    throw APNsTransportError(.connectionLost, "refused by \(refused) connections in a row")
+                }
+                movedAfterRefusal.add(1, ordering: .relaxed)
+            case .unknown(let why)?:
+                lost += 1
+                guard lost <= configuration.resendsAfterLostAnswer else { throw APNsTransportError(.connectionLost, why) }
+                resentAfterLostAnswer.add(1, ordering: .relaxed)
+            case .malformed(let why)?:
+                throw APNsTransportError(.invalidRequest, why)
+            }
             let connection = try await connection(deadline: deadline)
             do {
-                return try await connection.send(request, deadline: NIODeadline(deadline)).get()
-            } catch let failure as ConnectionFailure {
-                switch failure {
-                case .notSent, .refused:
-                    refused += 1
-                    guard refused <= configuration.maxRefusedResends else {
-                        throw APNsTransportError(.connectionLost, "refused by \(refused) connections in a row")
-                    }
-                    movedAfterRefusal.add(1, ordering: .relaxed)
-                case .unknown(let why):
-                    lost += 1
-                    guard lost <= configuration.resendsAfterLostAnswer else { throw APNsTransportError(.connectionLost, why) }
-                    resentAfterLostAnswer.add(1, ordering: .relaxed)
-                case .malformed(let why):
-                    throw APNsTransportError(.invalidRequest, why)
-                }
+                return try await connection.send(request, deadline: NIODeadline(deadline))
+            } catch let next as ConnectionFailure {
+                failure = next
             }
         }
     }

@@ -56,6 +56,16 @@ public final class HTTP2Transport: APNsTransport {
         try await pool(for: request).send(request, deadline: deadline)
     }
 
+    /// Sends on a connection that is ready now, and completes on its event loop; otherwise leaves the request to
+    /// `send` in a task. Started on an event loop of the group, it prefers that loop's connections.
+    public func start(_ request: APNsRequest, deadline: ContinuousClock.Instant, completion: @escaping @Sendable (Started<APNsResponse>) -> Void) {
+        do {
+            try pool(for: request).start(request, deadline: deadline, completion: completion)
+        } catch {
+            completion(.finished(.failure(error)))
+        }
+    }
+
     /// Connections currently open across all pools.
     public var openConnections: Int { sum { $0.connectionCount } }
 

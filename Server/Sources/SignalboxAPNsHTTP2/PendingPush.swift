@@ -8,28 +8,30 @@ import SignalboxAPNs
 /// `@Sendable` callbacks that capture it all run there.
 final class PendingPush: @unchecked Sendable {
     let request: APNsRequest
-    let promise: EventLoopPromise<APNsResponse>
     let deadline: NIODeadline
     /// The stream carrying it, once opened.
     var streamID: HTTP2StreamID?
     private(set) var isFinished = false
+    /// Called once, on the event loop: a closure rather than a promise, whose future and callbacks cost a few
+    /// allocations per push.
+    private let completion: @Sendable (Result<APNsResponse, any Error>) -> Void
 
-    init(request: APNsRequest, promise: EventLoopPromise<APNsResponse>, deadline: NIODeadline) {
+    init(request: APNsRequest, deadline: NIODeadline, completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void) {
         self.request = request
-        self.promise = promise
         self.deadline = deadline
+        self.completion = completion
     }
 
     func succeed(_ response: APNsResponse) {
         guard !isFinished else { return }
         isFinished = true
-        promise.succeed(response)
+        completion(.success(response))
     }
 
     func fail(_ error: any Error) {
         guard !isFinished else { return }
         isFinished = true
-        promise.fail(error)
+        completion(.failure(error))
     }
 }
 

@@ -37,7 +37,7 @@ public struct Dispatcher: Service {
     }
 
     /// The fewest free in-flight slots worth a claim.
-    private var worthClaiming: Int { max(1, min(configuration.claimBatch, configuration.maxInFlight) / 4) }
+    var worthClaiming: Int { max(1, min(configuration.claimBatch, configuration.maxInFlight) / 4) }
 
     public func run() async throws {
         try await store.releaseClaims(now: now())
@@ -48,21 +48,40 @@ public struct Dispatcher: Service {
                 group.addTask { await recordLoop(results) }
                 group.addTask { await depthLoop() }
                 group.addTask { await releaseLoop() }
-                var sent = 0
-                // Starts one push's send (it is already counted in flight).
-                func send(_ push: OutboxPush) {
-                    // On the transport's event loops a push is sent and answered without a thread switch.
-                    sent &+= 1
-                    group.addTask(executorPreference: sender.client.transport.senderExecutor(for: sent)) {
-                        let completion = await deliver(push)
-                        // Wake a loop only when a claim or a fan-out page became worth making (each wake-up has a cost).
-                        let stillSending = results.finished(completion)
-                        if stillSending == 0 || stillSending == configuration.maxInFlight - worthClaiming { signals.outbox.signal() }
-                        if stillSending == max(0, configuration.maxInFlight - configuration.fanOutBatch) { signals.room.signal() }
+                let sends = TasklessSends()
+                let executors = sender.client.transport.senderExecutors
+                var tasks = 0
+                // The next task on the transport's event loops (round robin), where a push is sent and answered
+                // without a thread switch.
+                func nextExecutor() -> (any TaskExecutor)? {
+                    tasks &+= 1
+                    return executors.isEmpty ? nil : executors[tasks % executors.count]
+                }
+                // Starts pushes already counted in flight: one task per event loop starts its share, and each push
+                // then lives in the transport's callbacks, not in a task of its own (docs/performance.md).
+                func send(_ pushes: [OutboxPush]) {
+                    guard !pushes.isEmpty else { return }
+                    sends.started(pushes.count)
+                    let shares = min(max(1, executors.count), pushes.count)
+                    for share in 0..<shares {
+                        let part = stride(from: share, to: pushes.count, by: shares).map { pushes[$0] }
+                        group.addTask(executorPreference: nextExecutor()) {
+                            for push in part { start(push, results, sends) }
+                            // What could not start without a task (an event's first pushes: credentials loading, no
+                            // connection yet) is sent from here at once, not after the claim loop's next turn.
+                            await withDiscardingTaskGroup { rest in
+                                for finish in sends.takeUnfinished() { rest.addTask { await finish() } }
+                            }
+                        }
                     }
                 }
+                // Gives the pushes that need a task one each.
+                func startTasks(_ work: [TasklessSends.Work]) {
+                    for finish in work { group.addTask(executorPreference: nextExecutor()) { await finish() } }
+                }
                 while !Task.isCancelled {
-                    signals.handedOff.take().forEach(send)
+                    startTasks(sends.takeUnfinished())
+                    send(signals.handedOff.take())
                     let free = configuration.maxInFlight - results.inFlight
                     // Claim in sizeable batches: each claim is a statement on the one storage connection.
                     guard free > 0, free >= worthClaiming || results.inFlight == 0 else {
@@ -85,9 +104,15 @@ public struct Dispatcher: Service {
                         // Shutting down: the loop ends.
                     }
                     results.started(claimed)
-                    claimed.forEach(send)
+                    send(claimed)
                     // Nothing more due now: sleep until new pushes are stored or the next retry is due.
                     if claimed.count < limit { await signals.outbox.wait(upTo: await idleWait(paused: paused)) }
+                }
+                // Shutting down: the pushes under way finish, as their tasks did before the group could end.
+                while true {
+                    let work = await sends.settle()
+                    if work.isEmpty { break }
+                    startTasks(work)
                 }
             }
             await record(results.take())
@@ -173,52 +198,5 @@ public struct Dispatcher: Service {
             if let depth = try? await store.outboxDepth() { metrics.outboxDepth.record(depth) }
             try? await Task.sleep(for: .seconds(1))
         }
-    }
-
-    /// Sends one push and decides what to record, with what APNs answered for the delivery log.
-    func deliver(_ push: OutboxPush) async -> PushCompletion {
-        var answer = DeliveryAnswer()
-        let result = await attempt(push, answer: &answer)
-        return PushCompletion(push: push, result: result, answer: answer)
-    }
-
-    /// Sends one push and decides what to record; `answer` gets what APNs or the transport said.
-    private func attempt(_ push: OutboxPush, answer: inout DeliveryAnswer) async -> DeliveryResult {
-        let type = push.kind.pushType
-        let outcome: DeliveryPolicy.Answer
-        do {
-            let result = try await sender.send(
-                appId: push.appId, token: push.token, type: type,
-                environment: push.environment.apns, payload: Array(push.payload.utf8)
-            )
-            let reason = result.response.reason?.rawValue
-            answer = DeliveryAnswer(status: result.response.status, reason: reason, apnsId: result.response.apnsId?.uuidString.lowercased())
-            metrics.countPush(type: type.rawValue, outcome: result.outcome.name, reason: reason ?? "")
-            outcome = .apns(result.outcome)
-        } catch let error as APNsTransportError {
-            metrics.countPush(type: type.rawValue, outcome: "transport-error", reason: error.code.rawValue)
-            answer.reason = error.code.rawValue
-            outcome = .transport(error)
-        } catch PushSender.Failure.unknownApp {
-            outcome = .unknownApp
-        } catch PushSender.Failure.invalid(let message) {
-            answer.reason = message
-            outcome = .invalid(message)
-        } catch {
-            logger.error("push could not be sent", metadata: ["app": "\(push.appId)", "error": "\(error)"])
-            outcome = .unavailable
-        }
-        let now = self.now()
-        let decision = DeliveryPolicy.decide(outcome, attempts: push.attempts, now: now, configuration: configuration, jitter: Double.random(in: 0...1))
-        if decision.result == .delivered, signals.pauses.accepted(appId: push.appId) { await report(.appResumed, appId: push.appId) }
-        if let reason = decision.pausesApp, case .postpone(let until) = decision.result {
-            let began = signals.pauses.pause(appId: push.appId, reason: reason, until: until, now: now)
-            logger.error("APNs refused the app's credentials; its sending is paused", metadata: [
-                "app": "\(push.appId)", "reason": "\(reason)", "until": "\(until)",
-            ])
-            if began { await report(.appPaused, appId: push.appId, reason: reason, until: until) }
-        }
-        if decision.answered { metrics.eventToAnswer.recordSeconds(max(0, now.timeIntervalSince(push.eventCreatedAt))) }
-        return decision.result
     }
 }

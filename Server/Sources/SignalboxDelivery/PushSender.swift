@@ -26,9 +26,18 @@ public struct PushSender: Sendable {
     public let client: APNsClient
     /// The app's credentials; `nil` when the app no longer exists.
     let credentials: @Sendable (_ appId: String) async throws -> Credentials?
+    /// The app's credentials if they are at hand without waiting (cached); `nil` otherwise.
+    let credentialsAtHand: @Sendable (_ appId: String) -> Credentials?
 
-    public init(client: APNsClient, credentials: @escaping @Sendable (_ appId: String) async throws -> Credentials?) {
+    /// - Parameters:
+    ///   - credentialsAtHand: the app's credentials when known without a wait, so a push can start without a task
+    ///     (`start`); by default never.
+    public init(
+        client: APNsClient, credentialsAtHand: @escaping @Sendable (_ appId: String) -> Credentials? = { _ in nil },
+        credentials: @escaping @Sendable (_ appId: String) async throws -> Credentials?
+    ) {
         self.client = client
+        self.credentialsAtHand = credentialsAtHand
         self.credentials = credentials
     }
 
@@ -45,15 +54,43 @@ public struct PushSender: Sendable {
         priority: Priority?? = .none, expiration: Expiration?? = .none, collapseId: String? = nil
     ) async throws -> APNsClient.Result {
         guard let app = try await credentials(appId) else { throw Failure.unknownApp }
+        return try await client.send(
+            try push(app, token: token, type: type, payload: payload, priority: priority, expiration: expiration, collapseId: collapseId),
+            environment: environment, tokens: app.tokens(for: environment)
+        )
+    }
+
+    /// Builds the push and sends it as `send` does, without a task when the app's credentials are at hand
+    /// (`APNsClient.start`); `completion` gets the result or what is left for a task.
+    public func start(
+        appId: String, token: String, type: PushType, environment: APNsEnvironment, payload: [UInt8]?,
+        completion: @escaping @Sendable (Started<APNsClient.Result>) -> Void
+    ) {
+        guard let app = credentialsAtHand(appId) else {
+            completion(.unfinished { try await send(appId: appId, token: token, type: type, environment: environment, payload: payload) })
+            return
+        }
         let push: Push
         do {
-            push = try Push(
+            push = try self.push(app, token: token, type: type, payload: payload, priority: .none, expiration: .none, collapseId: nil)
+        } catch {
+            completion(.finished(.failure(error)))
+            return
+        }
+        client.start(push, environment: environment, tokens: app.tokens(for: environment), completion: completion)
+    }
+
+    /// - Throws: `Failure.invalid` when the push cannot be built.
+    private func push(
+        _ app: Credentials, token: String, type: PushType, payload: [UInt8]?, priority: Priority??, expiration: Expiration??, collapseId: String?
+    ) throws(Failure) -> Push {
+        do {
+            return try Push(
                 deviceToken: try DeviceToken(hex: token), pushType: type, bundleId: app.bundleId, payload: payload,
                 priority: priority, expiration: expiration, collapseId: collapseId
             )
         } catch {
             throw Failure.invalid("\(error)")
         }
-        return try await client.send(push, environment: environment, tokens: app.tokens(for: environment))
     }
 }

@@ -46,6 +46,7 @@ public struct APIDependencies: Sendable {
                 client: APNsClient(
                     transport: transport, timeout: configuration.delivery.requestTimeout, circuitBreaker: configuration.delivery.circuitBreaker
                 ),
+                credentialsAtHand: { credentials.cachedEntry(appId: $0) },
                 credentials: { try await credentials.entry(appId: $0) }
             )
         }

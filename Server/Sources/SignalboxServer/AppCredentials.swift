@@ -38,6 +38,12 @@ final class AppCredentials: Sendable {
         tokenManagers = ProviderTokenManagers(now: now)
     }
 
+    /// The app's credentials if loaded and not due for a refresh; `nil` otherwise (`entry` then loads them).
+    func cachedEntry(appId: String) -> Entry? {
+        guard let cached = cache.withLock({ $0[appId] }), now().timeIntervalSince(cached.loadedAt) < Self.refreshAfter.seconds else { return nil }
+        return cached.entry
+    }
+
     /// The app's credentials; `nil` when the app no longer exists.
     /// - Throws: when storage fails or the stored key cannot be unsealed or parsed.
     func entry(appId: String) async throws -> Entry? {

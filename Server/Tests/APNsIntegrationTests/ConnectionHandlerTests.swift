@@ -39,9 +39,9 @@ import Testing
         return try (0..<count).map { index in
             let push = try Push(deviceToken: DeviceToken(hex: String(format: "%04x", index)), pushType: .controls, bundleId: "com.example")
             let request = APNsRequest(push: push, environment: .sandbox, token: key.providerToken(issuedAt: .now), teamId: key.teamId, keyId: key.keyId)
-            let pending = PendingPush(request: request, promise: channel.eventLoop.makePromise(), deadline: .distantFuture)
-            handler.start(pending)
-            return pending.promise.futureResult
+            let promise = channel.eventLoop.makePromise(of: APNsResponse.self)
+            handler.start(PendingPush(request: request, deadline: .distantFuture) { promise.completeWith($0) })
+            return promise.futureResult
         }
     }
 
@@ -112,9 +112,9 @@ import Testing
         var push = try Push(deviceToken: DeviceToken(hex: "aa"), pushType: .controls, bundleId: "com.example")
         push.collapseId = "a\r\nb"
         let request = APNsRequest(push: push, environment: .sandbox, token: key.providerToken(issuedAt: .now), teamId: key.teamId, keyId: key.keyId)
-        let pending = PendingPush(request: request, promise: channel.eventLoop.makePromise(), deadline: .distantFuture)
-        handler.start(pending)
-        guard case .malformed = failure(pending.promise.futureResult) else {
+        let promise = channel.eventLoop.makePromise(of: APNsResponse.self)
+        handler.start(PendingPush(request: request, deadline: .distantFuture) { promise.completeWith($0) })
+        guard case .malformed = failure(promise.futureResult) else {
             Issue.record("expected a malformed failure")
             return
         }

@@ -60,4 +60,21 @@ import Testing
         #expect(garbled.reason == nil && garbled.apnsId == nil)
         #expect(PushOutcome(garbled).name == "retry")
     }
+
+    /// The `apns-id` is read without Foundation's `UUID(uuidString:)`; it must accept and refuse the same ids.
+    @Test func theApnsIdIsKeptAsLowerCaseTextWhenItIsAUUID() {
+        let upper = APNsResponse(status: 200, apnsId: "EABEAE54-14A8-11E5-B60B-1697F925EC7B", uniqueId: nil, body: [])
+        #expect(upper.apnsIdText == "eabeae54-14a8-11e5-b60b-1697f925ec7b")
+        #expect(upper.apnsId == UUID(uuidString: "EABEAE54-14A8-11E5-B60B-1697F925EC7B"))
+        let generated = UUID()
+        #expect(APNsResponse(status: 200, apnsId: generated).apnsIdText == generated.uuidString.lowercased())
+        let notIds = [
+            "eabeae54-14a8-11e5-b60b-1697f925ec7", "eabeae54-14a8-11e5-b60b-1697f925ec7bb", "eabeae54x14a8-11e5-b60b-1697f925ec7b",
+            "eabeae54-14a8-11e5-b60b-1697f925ec7g", "eabeae5-414a8-11e5-b60b-1697f925ec7b", "",
+        ]
+        for text in notIds {
+            #expect(APNsResponse(status: 200, apnsId: text, uniqueId: nil, body: []).apnsIdText == nil, "\(text)")
+            #expect(UUID(uuidString: text) == nil, "Foundation refuses \(text) too")
+        }
+    }
 }

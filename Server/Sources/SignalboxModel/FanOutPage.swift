@@ -4,7 +4,8 @@ import Foundation
 /// match. The engine plans them (`FanOutPlanner`) and hands the pushes back through `store`, which writes them in the
 /// same transaction as the read, so a crash or a competing instance never sees half a page.
 ///
-/// Valid only inside the `DeliveryStore.fanOutPage` call that made it.
+/// Valid only inside the `DeliveryStore.fanOutPage` call that made it, and `store` is called once: a page not stored
+/// leaves the event's cursor where it was.
 public struct FanOutPage: Sendable {
     public let event: EventRecord
     public let candidates: [FanOutCandidate]

@@ -19,10 +19,7 @@ extension Dispatcher {
         ) { started in
             switch started {
             case .finished(let sent):
-                var answer = DeliveryAnswer()
-                var report: LifecycleReport?
-                let result = conclude(push, sent, answer: &answer, report: &report)
-                let completion = PushCompletion(push: push, result: result, answer: answer)
+                let (completion, report) = conclude(push, sent)
                 if let report {
                     sends.needsTask {
                         await self.report(report)
@@ -41,11 +38,9 @@ extension Dispatcher {
                     } catch {
                         sent = .failure(error)
                     }
-                    var answer = DeliveryAnswer()
-                    var report: LifecycleReport?
-                    let result = conclude(push, sent, answer: &answer, report: &report)
+                    let (completion, report) = conclude(push, sent)
                     if let report { await self.report(report) }
-                    finished(PushCompletion(push: push, result: result, answer: answer), results)
+                    finished(completion, results)
                 }
                 signals.outbox.signal()
             }
@@ -64,11 +59,11 @@ extension Dispatcher {
         await self.report(report.kind, appId: report.appId, reason: report.reason, until: report.until)
     }
 
-    /// Decides what to record for a push from what sending it gave (`DeliveryPolicy`); `answer` gets what APNs or the
-    /// transport said, `report` a pause or resumption of the app to record.
-    func conclude(
-        _ push: OutboxPush, _ sent: Result<APNsClient.Result, any Error>, answer: inout DeliveryAnswer, report: inout LifecycleReport?
-    ) -> DeliveryResult {
+    /// Decides what to record for a push from what sending it gave (`DeliveryPolicy`), with what APNs or the transport
+    /// said for the delivery log, and a pause or resumption of the app to record, if any.
+    func conclude(_ push: OutboxPush, _ sent: Result<APNsClient.Result, any Error>) -> (PushCompletion, LifecycleReport?) {
+        var answer = DeliveryAnswer()
+        var report: LifecycleReport?
         let type = push.kind.pushType
         let outcome: DeliveryPolicy.Answer
         do {
@@ -104,6 +99,6 @@ extension Dispatcher {
             }
         }
         if decision.answered { metrics.eventToAnswer.recordSeconds(max(0, now.timeIntervalSince(push.eventCreatedAt))) }
-        return decision.result
+        return (PushCompletion(push: push, result: decision.result, answer: answer), report)
     }
 }

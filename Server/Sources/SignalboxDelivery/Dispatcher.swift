@@ -108,7 +108,7 @@ public struct Dispatcher: Service {
                     // Nothing more due now: sleep until new pushes are stored or the next retry is due.
                     if claimed.count < limit { await signals.outbox.wait(upTo: await idleWait(paused: paused)) }
                 }
-                // Shutting down: the pushes under way finish, as their tasks did before the group could end.
+                // Shutting down: the group ends only after the pushes under way have finished.
                 while true {
                     let work = await sends.settle()
                     if work.isEmpty { break }

@@ -119,6 +119,13 @@ public struct APNsClient: Sendable {
         return Result(response: response, outcome: outcome)
     }
 
+    /// Opens the connection `bundleId`'s pushes to `environment` will use, so its first push does not wait for a
+    /// TLS handshake behind whatever else is sending.
+    public func prepare(bundleId: String, environment: APNsEnvironment, tokens: ProviderTokenManager) {
+        let key = tokens.key
+        transport.prepare(APNsLane(environment: environment, teamId: key.teamId, keyId: key.keyId, keyFingerprint: key.fingerprint, bundleId: bundleId))
+    }
+
     /// Whether sending to `environment`'s host is paused by its circuit breaker.
     public func isSparing(_ environment: APNsEnvironment) -> Bool { hosts.isOpen(environment) }
 

@@ -2,7 +2,7 @@
 public struct APNsRequest: Sendable {
     public var push: Push
     public var environment: APNsEnvironment
-    /// The provider token; connections are kept per (environment, team, key).
+    /// The provider token; connections are kept per `lane`.
     public var token: ProviderToken
     public var teamId: String
     public var keyId: String
@@ -17,6 +17,30 @@ public struct APNsRequest: Sendable {
         self.teamId = teamId
         self.keyId = keyId
         self.keyFingerprint = keyFingerprint
+    }
+
+    /// The connections this request goes out on.
+    public var lane: APNsLane {
+        APNsLane(environment: environment, teamId: teamId, keyId: keyId, keyFingerprint: keyFingerprint, bundleId: push.bundleId)
+    }
+}
+
+/// One app's own connections to one APNs environment: an app's pushes never queue behind another app's on the
+/// same connection, so a quiet app is answered at once while a loud one has a thousand pushes in flight.
+public struct APNsLane: Sendable, Hashable {
+    public var environment: APNsEnvironment
+    public var teamId: String
+    public var keyId: String
+    /// Keys claiming the same ids never share a connection (`APNsRequest.keyFingerprint`).
+    public var keyFingerprint: String
+    public var bundleId: String
+
+    public init(environment: APNsEnvironment, teamId: String, keyId: String, keyFingerprint: String, bundleId: String) {
+        self.environment = environment
+        self.teamId = teamId
+        self.keyId = keyId
+        self.keyFingerprint = keyFingerprint
+        self.bundleId = bundleId
     }
 }
 
@@ -34,10 +58,16 @@ public protocol APNsTransport: Sendable {
     /// or failure, or with what is left to do in a task when the request cannot be sent or finished at once (no
     /// connection ready, moved to another connection). A task per push costs a large share of a fan-out's CPU.
     func start(_ request: APNsRequest, deadline: ContinuousClock.Instant, completion: @escaping @Sendable (Started<APNsResponse>) -> Void)
+
+    /// Opens a connection for `lane` now if it has none, so its first push does not wait for a TLS handshake.
+    func prepare(_ lane: APNsLane)
 }
 
 extension APNsTransport {
     public var senderExecutors: [any TaskExecutor] { [] }
+
+    /// Nothing to open.
+    public func prepare(_ lane: APNsLane) {}
 
     /// Leaves the whole request to a task (`send`).
     public func start(_ request: APNsRequest, deadline: ContinuousClock.Instant, completion: @escaping @Sendable (Started<APNsResponse>) -> Void) {

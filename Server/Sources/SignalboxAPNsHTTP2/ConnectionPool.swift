@@ -5,7 +5,7 @@ import NIOSSL
 import SignalboxAPNs
 import Synchronization
 
-/// The connections of one (environment, team, key): picks the least-loaded usable one, opens more when all
+/// The connections of one `APNsLane`: picks the least-loaded usable one, opens more when all
 /// are saturated, and reconnects with exponential back-off and jitter, never in a tight loop.
 final class ConnectionPool: Sendable {
     private struct State {
@@ -166,27 +166,41 @@ final class ConnectionPool: Sendable {
             if let bestHere, !isFull(bestHere) { return .use(bestHere) }
             // Grow when the best connection is full, or, on an event loop, when this loop has none with room.
             let wantsAnother = here != nil || best.map(isFull) ?? true
-            let mayOpen = state.opening == nil && state.connections.count < configuration.maxConnectionsPerKey
+            let mayOpen = state.opening == nil && state.connections.count < configuration.maxConnectionsPerLane
             if mayOpen, wantsAnother, ContinuousClock.now >= state.nextConnectAllowed {
-                let id = connectionIds.add(1, ordering: .relaxed).newValue
-                let connection = APNsConnection.connect(
-                    id: id, endpoint: endpoint, tls: tls, eventLoop: here ?? group.next(), configuration: configuration, logger: logger
-                )
-                state.opening = connection
-                state.connections.append(connection)
-                // Senders may go on with `best` meanwhile, so the outcome is recorded here, not only by waiters.
-                connection.established.whenComplete { result in
-                    switch result {
-                    case .success: self.connectSucceeded(connection)
-                    case .failure(let error): self.connectFailed(connection, error)
-                    }
-                }
+                let connection = open(&state, on: here ?? group.next())
                 return best.map { .use($0) } ?? .wait(connection)
             }
             if let best { return .use(best) }
             if let opening = state.opening { return .wait(opening) }
             return .backOff(until: state.nextConnectAllowed, lastError: state.lastConnectError)
         }
+    }
+
+    /// Opens a connection if the pool has none usable and none opening, and no failed connect asks to wait.
+    func warm() {
+        state.withLock { state in
+            guard !state.closed, state.opening == nil, ContinuousClock.now >= state.nextConnectAllowed,
+                !state.connections.contains(where: { $0.isUsable.load(ordering: .relaxed) })
+            else { return }
+            _ = open(&state, on: group.next())
+        }
+    }
+
+    /// Starts connecting on `loop`; the outcome is recorded when it comes, since senders may go on with other
+    /// connections meanwhile and nobody may wait for this one.
+    private func open(_ state: inout State, on loop: any EventLoop) -> APNsConnection {
+        let id = connectionIds.add(1, ordering: .relaxed).newValue
+        let connection = APNsConnection.connect(id: id, endpoint: endpoint, tls: tls, eventLoop: loop, configuration: configuration, logger: logger)
+        state.opening = connection
+        state.connections.append(connection)
+        connection.established.whenComplete { result in
+            switch result {
+            case .success: self.connectSucceeded(connection)
+            case .failure(let error): self.connectFailed(connection, error)
+            }
+        }
+        return connection
     }
 
     /// The event loop of `group` this thread runs, if any.

@@ -34,8 +34,9 @@ extension HTTP2Transport {
         /// An HTTP proxy every connection goes through with `CONNECT`; default none (direct connections). Its
         /// answer counts toward `connectTimeout`.
         public var proxy: Proxy?
-        /// Connections opened per (environment, team, key) when existing ones are saturated; default 4.
-        public var maxConnectionsPerKey = 4
+        /// Connections opened per lane (an app's environment, team, key and bundle id) when existing ones are
+        /// saturated; default 4.
+        public var maxConnectionsPerLane = 4
         /// Our own cap on concurrent streams per connection (the server's SETTINGS may lower it); default 1000.
         public var maxConcurrentStreamsPerConnection = 1000
         /// Time to connect, including TLS; default 10 s.

@@ -5,8 +5,8 @@ import NIOSSL
 import SignalboxAPNs
 import Synchronization
 
-/// The production APNs transport: HTTP/2 over TLS (ALPN `h2`) on swift-nio-http2, with connection pools per
-/// (environment, team, key); a connection carries one provider token at a time.
+/// The production APNs transport: HTTP/2 over TLS (ALPN `h2`) on swift-nio-http2, with a connection pool per
+/// `APNsLane` (an app's environment, team, key and bundle id); a connection carries one provider token at a time.
 ///
 /// ```swift
 /// let transport = try HTTP2Transport(configuration: .init(), logger: logger)
@@ -15,18 +15,12 @@ import Synchronization
 /// try await transport.shutdown()
 /// ```
 public final class HTTP2Transport: APNsTransport {
-    private struct PoolKey: Hashable {
-        var environment: APNsEnvironment
-        var teamId: String
-        var keyId: String
-        var keyFingerprint: String
-    }
-
     public let configuration: Configuration
     private let group: any EventLoopGroup
     private let tls: NIOSSLContext
     private let logger: Logger
-    private let pools = Mutex<[PoolKey: ConnectionPool]>([:])
+    /// `nil` once shut down.
+    private let pools = Mutex<[APNsLane: ConnectionPool]?>([:])
     /// One per event loop of the group: a task sending from one uses that loop's connections.
     public let senderExecutors: [any TaskExecutor]
 
@@ -53,17 +47,22 @@ public final class HTTP2Transport: APNsTransport {
     }
 
     public func send(_ request: APNsRequest, deadline: ContinuousClock.Instant) async throws -> APNsResponse {
-        try await pool(for: request).send(request, deadline: deadline)
+        try await pool(for: request.lane).send(request, deadline: deadline)
     }
 
     /// Sends on a connection that is ready now, and completes on its event loop; otherwise leaves the request to
     /// `send` in a task. Started on an event loop of the group, it prefers that loop's connections.
     public func start(_ request: APNsRequest, deadline: ContinuousClock.Instant, completion: @escaping @Sendable (Started<APNsResponse>) -> Void) {
         do {
-            try pool(for: request).start(request, deadline: deadline, completion: completion)
+            try pool(for: request.lane).start(request, deadline: deadline, completion: completion)
         } catch {
             completion(.finished(.failure(error)))
         }
+    }
+
+    /// Opens the lane's first connection if it has none (and none is opening or backing off).
+    public func prepare(_ lane: APNsLane) {
+        try? pool(for: lane).warm()
     }
 
     /// Connections currently open across all pools.
@@ -78,29 +77,30 @@ public final class HTTP2Transport: APNsTransport {
     /// Pushes moved to another connection since start because the server had not processed them.
     public var movedAfterRefusal: Int { sum { $0.movedAfterRefusal.load(ordering: .relaxed) } }
 
-    private func sum(_ figure: (ConnectionPool) -> Int) -> Int { pools.withLock { $0.values.reduce(0) { $0 + figure($1) } } }
+    private func sum(_ figure: (ConnectionPool) -> Int) -> Int { pools.withLock { $0?.values.reduce(0) { $0 + figure($1) } ?? 0 } }
 
     /// Retires all connections; later sends fail with `.shutdown`.
     public func shutdown() async throws {
         let all = pools.withLock { pools in
-            defer { pools.removeAll() }
-            return Array(pools.values)
+            defer { pools = nil }
+            return Array(pools?.values ?? [:].values)
         }
         for pool in all { pool.close() }
     }
 
-    private func pool(for request: APNsRequest) throws -> ConnectionPool {
-        let key = PoolKey(environment: request.environment, teamId: request.teamId, keyId: request.keyId, keyFingerprint: request.keyFingerprint)
-        return try pools.withLock { pools in
-            if let pool = pools[key] { return pool }
-            guard let endpoint = configuration.endpoints[request.environment] else {
-                throw APNsTransportError(.connectFailed, "no endpoint configured for \(request.environment.rawValue)")
+    private func pool(for lane: APNsLane) throws -> ConnectionPool {
+        try pools.withLock { pools in
+            guard pools != nil else { throw APNsTransportError(.shutdown, "transport is shut down") }
+            if let pool = pools?[lane] { return pool }
+            guard let endpoint = configuration.endpoints[lane.environment] else {
+                throw APNsTransportError(.connectFailed, "no endpoint configured for \(lane.environment.rawValue)")
             }
             var logger = logger
-            logger[metadataKey: "apns.environment"] = "\(request.environment.rawValue)"
-            logger[metadataKey: "apns.team"] = "\(request.teamId)"
+            logger[metadataKey: "apns.environment"] = "\(lane.environment.rawValue)"
+            logger[metadataKey: "apns.team"] = "\(lane.teamId)"
+            logger[metadataKey: "apns.bundle"] = "\(lane.bundleId)"
             let pool = ConnectionPool(endpoint: endpoint, tls: tls, group: group, configuration: configuration, logger: logger)
-            pools[key] = pool
+            pools?[lane] = pool
             return pool
         }
     }

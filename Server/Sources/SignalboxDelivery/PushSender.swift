@@ -80,6 +80,13 @@ public struct PushSender: Sendable {
         client.start(push, environment: environment, tokens: app.tokens(for: environment), completion: completion)
     }
 
+    /// Opens the app's connection to `environment` ahead of its first push (`APNsClient.prepare`).
+    /// - Throws: `Failure.unknownApp`, or when its credentials cannot be loaded.
+    public func prepare(appId: String, environment: APNsEnvironment) async throws {
+        guard let app = try await credentials(appId) else { throw Failure.unknownApp }
+        client.prepare(bundleId: app.bundleId, environment: environment, tokens: app.tokens(for: environment))
+    }
+
     /// - Throws: `Failure.invalid` when the push cannot be built.
     private func push(
         _ app: Credentials, token: String, type: PushType, payload: [UInt8]?, priority: Priority??, expiration: Expiration??, collapseId: String?

@@ -81,6 +81,8 @@ public func buildApplication(
         })
     }
     if let sender = dependencies.sender {
+        // Each app has its own connections (`APNsLane`): open them before the first push needs them.
+        services.append(PeriodicWork(what: "apps' APNs connections", interval: .seconds(60), logger: logger, work: dependencies.prepareConnections))
         services.append(Dispatcher(
             store: stores.delivery, sender: sender, signals: dependencies.signals, configuration: configuration.delivery, logger: logger,
             lifecycle: stores.webhooks, now: dependencies.now

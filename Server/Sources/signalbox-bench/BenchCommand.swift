@@ -54,7 +54,7 @@ struct TransportBench: AsyncParsableCommand {
         var configuration = HTTP2Transport.Configuration.singleEndpoint(
             host: host ?? "127.0.0.1", port: port, trustRoots: .pemFile(trust)
         )
-        configuration.maxConnectionsPerKey = connections
+        configuration.maxConnectionsPerLane = connections
         configuration.maxConcurrentStreamsPerConnection = streams
         var logger = Logger(label: "signalbox.bench")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning

@@ -56,7 +56,7 @@ import Testing
     /// More request bodies and error bodies than one 64 KiB HTTP/2 window holds, on one connection: both sides
     /// must hand the window back with WINDOW_UPDATE, or the connection stalls (it did, after 2,047 pushes).
     @Test func moreDataThanOneFlowControlWindowKeepsFlowing() async throws {
-        let fixture = try await SimulatorFixture.start(transport: { $0.maxConnectionsPerKey = 1 })
+        let fixture = try await SimulatorFixture.start(transport: { $0.maxConnectionsPerLane = 1 })
         _ = try await fixture.send(fixture.push(.controls))
         // 2,200 pushes of 1 KiB (2.2 MB of request DATA), each refused with a JSON body (77 KB of response DATA).
         let payload = Array(#"{"aps":{"content-changed":true},"pad":"\#(String(repeating: "x", count: 1000))"}"#.utf8)

@@ -1,0 +1,49 @@
+import SignalboxAPNs
+import SignalboxAPNsHTTP2
+import Testing
+
+/// Each app (bundle id) has its own connections, and `prepare` opens them before the first push.
+@Suite struct TransportLaneTests {
+    @Test func appsOnOneKeyDoNotShareAConnection() async throws {
+        let fixture = try await SimulatorFixture.start()
+        var other = try fixture.push(.controls)
+        other.bundleId = "com.example.other"
+        #expect(try await fixture.send(fixture.push(.controls)).outcome == .delivered)
+        #expect(try await fixture.send(other).outcome == .delivered)
+        #expect(try await fixture.send(fixture.push(.widgets)).outcome == .delivered)
+        #expect(fixture.simulator.stats.connectionsAccepted == 2)
+        #expect(fixture.transport.openConnections == 2)
+        try await fixture.stop()
+    }
+
+    @Test func prepareOpensTheLanesConnectionOnceAndItsFirstPushUsesIt() async throws {
+        let fixture = try await SimulatorFixture.start()
+        let lane = APNsLane(
+            environment: .sandbox, teamId: fixture.key.teamId, keyId: fixture.key.keyId, keyFingerprint: fixture.key.fingerprint,
+            bundleId: SimulatorFixture.bundleId
+        )
+        fixture.transport.prepare(lane)
+        fixture.transport.prepare(lane)
+        let giveUp = ContinuousClock.now + .seconds(60)
+        while fixture.simulator.stats.connectionsAccepted == 0, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(fixture.simulator.stats.connectionsAccepted == 1)
+        #expect(fixture.simulator.acceptedCount == 0)
+        // Prepared again once open: still the one connection, and the push goes out on it.
+        fixture.transport.prepare(lane)
+        #expect(try await fixture.send(fixture.push(.controls)).outcome == .delivered)
+        #expect(fixture.transport.connectionsOpened == 1)
+        #expect(fixture.simulator.stats.connectionsAccepted == 1)
+        try await fixture.stop()
+    }
+
+    @Test func aShutDownTransportOpensNothing() async throws {
+        let fixture = try await SimulatorFixture.start()
+        try await fixture.transport.shutdown()
+        fixture.transport.prepare(
+            APNsLane(environment: .sandbox, teamId: fixture.key.teamId, keyId: fixture.key.keyId, keyFingerprint: fixture.key.fingerprint, bundleId: "b")
+        )
+        let error = await #expect(throws: APNsTransportError.self) { try await fixture.send(fixture.push(.controls)) }
+        #expect(error?.code == .shutdown)
+        try await fixture.simulator.shutdown()
+    }
+}

@@ -5,8 +5,9 @@ extension DeliveryStore {
     /// One step of an event's fan-out, in the engine's order: the store reads the next page of the audience, the
     /// planner decides its pushes (`FanOutPlanner`), the store writes them. Up to `handOff` pushes due now are
     /// stored already claimed and returned for the dispatcher (`FanOutPage.store`).
-    public func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int) async throws -> FanOutStep {
-        try await fanOutPage(eventId: eventId, batchSize: batchSize, now: now) { page in
+    /// `urgent`: the event's first pushes wait for this step (`DeliveryStore.fanOutPage`).
+    public func fanOutStep(eventId: String, batchSize: Int, now: Date, handOff: Int, urgent: Bool = false) async throws -> FanOutStep {
+        try await fanOutPage(eventId: eventId, batchSize: batchSize, now: now, urgent: urgent) { page in
             try await page.store(FanOutPlanner.plan(page.event.request.target, candidates: page.candidates), handOff: handOff)
         }
     }

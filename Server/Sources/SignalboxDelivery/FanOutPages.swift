@@ -19,6 +19,9 @@ struct FanOutPages {
         return min(largest, Self.first << doublings)
     }
 
+    /// Whether `event` has had no page yet: its first pushes wait for the next one.
+    func isFirst(_ event: String) -> Bool { taken[event] == nil }
+
     /// Counts a page of `event` as taken.
     mutating func took(_ event: String) {
         taken[event, default: 0] += 1

@@ -64,7 +64,9 @@ public struct FanOutService: Service {
                 var busy = 0
                 for event in round where !Task.isCancelled {
                     do {
-                        let outcome = try await step(event, pageSize: pages.size(of: event.id), apps: round.count, accepted: accepted)
+                        let outcome = try await step(
+                            event, pageSize: pages.size(of: event.id), first: pages.isFirst(event.id), apps: round.count, accepted: accepted
+                        )
                         if outcome == .interrupted { break }
                         failures.succeeded(event.id)
                         pages.took(event.id)
@@ -106,12 +108,12 @@ public struct FanOutService: Service {
     }
 
     /// Fans out one page of the event's audience.
-    private func step(_ event: QueuedEvent, pageSize: Int, apps: Int, accepted: Int) async throws -> StepOutcome {
+    private func step(_ event: QueuedEvent, pageSize: Int, first: Bool, apps: Int, accepted: Int) async throws -> StepOutcome {
         guard let reserved = await reserveRoom(appId: event.appId, pageSize: pageSize, apps: apps, accepted: accepted) else { return .interrupted }
         let started = ContinuousClock.now
         let step: FanOutStep
         do {
-            step = try await store.fanOutStep(eventId: event.id, batchSize: pageSize, now: now(), handOff: reserved)
+            step = try await store.fanOutStep(eventId: event.id, batchSize: pageSize, now: now(), handOff: reserved, urgent: first)
         } catch {
             signals.results.release(reserved, app: event.appId)
             throw error

@@ -148,13 +148,13 @@ final class FailingStepStore: DeliveryStore, Sendable {
     var attempts: Int { count.withLock { $0 } }
 
     func fanOutPage(
-        eventId: String, batchSize: Int, now: Date, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+        eventId: String, batchSize: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
     ) async throws -> FanOutStep {
         if eventId == failing {
             count.withLock { $0 += 1 }
             throw Injected()
         }
-        return try await base.fanOutPage(eventId: eventId, batchSize: batchSize, now: now, step)
+        return try await base.fanOutPage(eventId: eventId, batchSize: batchSize, now: now, urgent: urgent, step)
     }
 
     func pushIntervals(appId: String) async throws -> [PushKind: Int] { try await base.pushIntervals(appId: appId) }

@@ -17,8 +17,11 @@ public protocol DeliveryStore: Sendable {
     /// Reads the event's next page of up to `batchSize` installations and calls `step` with it, inside one
     /// transaction: `step` plans the page and stores the pushes through `FanOutPage.store`. Without a page to plan
     /// (the event is finished, another instance holds it, or this call only prepared it), `step` is not called
-    /// and the answer says which (`finished`, `busy`, neither).
-    func fanOutPage(eventId: String, batchSize: Int, now: Date, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep) async throws -> FanOutStep
+    /// and the answer says which (`finished`, `busy`, neither). `urgent`: an event's first pushes wait for this page;
+    /// a store whose transactions take turns runs it ahead of queued background work.
+    func fanOutPage(
+        eventId: String, batchSize: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+    ) async throws -> FanOutStep
     /// Gives up an event's fan-out: state `failed` with `reason` (and an `event.failed` lifecycle event at `now`).
     /// Pushes it already stored are still delivered.
     func failEvent(id: String, reason: String, now: Date) async throws

@@ -31,7 +31,8 @@ final class PostgresConnector: SQLConnector {
         try await retryingRaces { try await self.client.withConnection { connection in try await body(connection.sql(queryLogLevel: nil)) } }
     }
 
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    /// A pool has no queue to jump: `urgent` changes nothing.
+    func transaction<T: Sendable>(urgent: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await retryingRaces {
             try await self.client.withConnection { connection in
                 // A connection left inside a transaction would poison the pool: closed, the pool replaces it.

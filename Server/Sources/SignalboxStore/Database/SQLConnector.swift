@@ -8,14 +8,21 @@ protocol SQLConnector: Sendable {
     /// Runs `body` (one statement, atomic by itself) on a connection.
     func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs `body` in one transaction on one connection; rolls back when it throws. A transaction that loses a
-    /// race with another instance (serialization failure, deadlock, unique violation) is run again.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// race with another instance (serialization failure, deadlock, unique violation) is run again. An `urgent`
+    /// one, which someone waits for, goes ahead of queued background work where transactions take turns (SQLite).
+    func transaction<T: Sendable>(urgent: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Runs the migrations' `body` so that two instances starting at once do not both migrate.
     func migrating<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Calls `body` with each notification's payload on `channel` until cancelled (PostgreSQL's LISTEN); returns
     /// at once on a database one process owns.
     func listen(channel: String, _ body: @escaping @Sendable (String) -> Void) async throws
     func close() async throws
+}
+
+extension SQLConnector {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await transaction(urgent: false, body)
+    }
 }
 
 /// What differs between the backends' SQL and semantics.

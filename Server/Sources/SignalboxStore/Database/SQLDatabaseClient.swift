@@ -41,9 +41,9 @@ final class SQLDatabaseClient: Sendable {
         }
     }
 
-    /// Runs `body` in a transaction; rolls back when it throws.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await connector.transaction(body)
+    /// Runs `body` in a transaction; rolls back when it throws. `urgent`: someone waits for it (`SQLConnector`).
+    func transaction<T: Sendable>(urgent: Bool = false, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await connector.transaction(urgent: urgent, body)
     }
 
     /// Runs one statement (atomic by itself) without BEGIN/COMMIT: on SQLite each statement costs a thread hop,

@@ -9,9 +9,9 @@ extension SQLStore {
     /// Which database the store runs on (see `SQLBackend` for what differs).
     var backend: SQLBackend { database.backend }
 
-    /// Runs `body` in a transaction; rolls back when it throws.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await database.transaction(body)
+    /// Runs `body` in a transaction; rolls back when it throws. `urgent`: someone waits for it (`SQLConnector`).
+    func transaction<T: Sendable>(urgent: Bool = false, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await database.transaction(urgent: urgent, body)
     }
 
     /// Runs one statement (atomic by itself) without BEGIN/COMMIT (see `SQLDatabaseClient.oneStatement`).

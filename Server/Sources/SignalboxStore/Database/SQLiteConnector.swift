@@ -13,9 +13,9 @@ struct SQLiteConnector: SQLConnector {
         return try await lock.withLock { try await body(database) }
     }
 
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(urgent: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let database = database
-        return try await lock.withLock { try await database.inTransaction(body) }
+        return try await lock.withLock(urgent: urgent) { try await database.inTransaction(body) }
     }
 
     func migrating<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {

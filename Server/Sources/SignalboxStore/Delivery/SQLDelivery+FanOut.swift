@@ -7,11 +7,11 @@ import SignalboxModel
 /// the same transaction.
 extension SQLDelivery {
     public func fanOutPage(
-        eventId: String, batchSize: Int, now: Date, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+        eventId: String, batchSize: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
     ) async throws -> FanOutStep {
         let claim = Claim(owner: database.owner, leaseUntil: (now + database.claimLease.seconds).milliseconds)
         let backend = backend
-        return try await transaction { db in
+        return try await transaction(urgent: urgent) { db in
             guard var row = try await Self.plannableEvent(db, eventId) else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
             if try row.decode(column: "fan_out_ranges", as: Int.self) == 0, backend == .postgres {
                 // One cursor: the step holds the event's advisory lock, and another instance planning the same

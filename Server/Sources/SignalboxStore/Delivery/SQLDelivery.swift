@@ -12,7 +12,8 @@ struct SQLDelivery: DeliveryStore, SQLStore {
 
     func createEvent(_ event: EventRecord) async throws {
         let backend = backend
-        try await transaction { db in try await Self.insertEvent(event, on: db, backend) }
+        // Its client waits for the answer, and a quiet app's push for the event (issue 29): ahead of background work.
+        try await transaction(urgent: true) { db in try await Self.insertEvent(event, on: db, backend) }
     }
 
     /// Inserts an accepted event in `db`'s transaction and announces it to the other instances at commit.

@@ -9,7 +9,7 @@ struct SQLIdempotency: IdempotencyStore, SQLStore {
     let database: SQLDatabaseClient
 
     func createEvent(_ event: EventRecord, idempotency: IdempotentRequest, answer: StoredAnswer) async throws -> IdempotencyClaim {
-        try await transaction { db in
+        try await transaction(urgent: true) { db in
             let claim = try await self.claim(idempotency, answer: answer, on: db)
             if claim == .claimed { try await SQLDelivery.insertEvent(event, on: db, self.backend) }
             return claim

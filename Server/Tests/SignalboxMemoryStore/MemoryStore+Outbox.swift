@@ -94,6 +94,9 @@ extension MemoryStore {
 
     /// One process owns the memory: its own clock is the only one.
     public func sharedTime() async throws -> Date? { nil }
+
+    /// Memory has no query planner.
+    public func refreshPlanningStatistics() async throws {}
 }
 
 extension MemoryStore: ChangeNotifier {

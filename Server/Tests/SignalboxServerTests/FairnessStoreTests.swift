@@ -172,4 +172,5 @@ final class FailingStepStore: DeliveryStore, Sendable {
     func nextDueDate(pausedApps: Set<String>) async throws -> Date? { try await base.nextDueDate(pausedApps: pausedApps) }
     func outboxDepth() async throws -> Int { try await base.outboxDepth() }
     func sharedTime() async throws -> Date? { try await base.sharedTime() }
+    func refreshPlanningStatistics() async throws { try await base.refreshPlanningStatistics() }
 }

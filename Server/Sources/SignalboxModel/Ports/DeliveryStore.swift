@@ -49,4 +49,7 @@ public protocol DeliveryStore: Sendable {
     /// The time on the clock that every instance sharing this storage reads (the database's), or nil when one
     /// process owns the storage and its own clock is the only one.
     func sharedTime() async throws -> Date?
+    /// Brings the statistics the database plans an event's pages with up to date where it has none (registrations
+    /// bulk-loaded before PostgreSQL analyzed their tables), so an event's first step need not.
+    func refreshPlanningStatistics() async throws
 }

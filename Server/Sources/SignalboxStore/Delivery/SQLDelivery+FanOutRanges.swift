@@ -14,27 +14,33 @@ struct FanOutRange: Sendable {
 /// first range no other step holds (`FOR UPDATE SKIP LOCKED`), so several instances plan one event at once. A
 /// range's row lock lasts one step: a crashed instance's range is free again once its transaction is gone.
 extension SQLDelivery {
-    /// Cuts the event's app's installation ids at quantiles into ranges, when the event's audience is large enough.
-    /// - Returns: whether the event is now planned by ranges.
-    static func split(_ db: any SQLDatabase, event: EventRecord, batchSize: Int) async throws -> Bool {
+    /// `events.fan_out_ranges` after an event's first page, planned by its cursor alone: the next step decides
+    /// whether the rest is cut into ranges. 0 is one cursor for good, more is that many ranges.
+    static let splitAfterFirstPage = -1
+
+    /// Cuts the event's app's installation ids after `cursor` at quantiles into ranges, when the rest of the
+    /// event's audience is large enough. - Returns: whether the event is now planned by ranges.
+    static func split(_ db: any SQLDatabase, event: EventRecord, after cursor: String, batchSize: Int) async throws -> Bool {
         guard FanOutRanges.splittable(event.request.audience) else { return false }
         // The audience is counted up to the threshold only, so a small event (a small app, or a small channel of a
         // large one) costs a short index scan and is planned by one cursor.
         let threshold = FanOutRanges.minimumPages * batchSize
         let members: SQLQueryString = switch event.request.audience {
-        case .channels(let channels): "SELECT 1 FROM installation_channels WHERE app_id = \(bind: event.appId) AND channel IN (\(binds: channels))"
-        default: "SELECT 1 FROM installations WHERE app_id = \(bind: event.appId)"
+        case .channels(let channels):
+            "SELECT 1 FROM installation_channels WHERE app_id = \(bind: event.appId) AND channel IN (\(binds: channels)) AND installation_id > \(bind: cursor)"
+        default: "SELECT 1 FROM installations WHERE app_id = \(bind: event.appId) AND installation_id > \(bind: cursor)"
         }
         guard try await count(db, "SELECT count(*) AS n FROM (\(members) LIMIT \(bind: threshold)) AS q") >= threshold else { return false }
-        let total = try await count(db, "SELECT count(*) AS n FROM installations WHERE app_id = \(bind: event.appId)")
+        let total = try await count(db, "SELECT count(*) AS n FROM installations WHERE app_id = \(bind: event.appId) AND installation_id > \(bind: cursor)")
         let ranges = FanOutRanges.count(installations: total, batchSize: batchSize)
         guard ranges > 1 else { return false }
         let bounds = try await db.raw("""
             SELECT installation_id FROM (
-                SELECT installation_id, row_number() OVER (ORDER BY installation_id) AS n FROM installations WHERE app_id = \(bind: event.appId)
+                SELECT installation_id, row_number() OVER (ORDER BY installation_id) AS n FROM installations
+                WHERE app_id = \(bind: event.appId) AND installation_id > \(bind: cursor)
             ) AS q WHERE n % \(bind: total / ranges) = 0 ORDER BY installation_id LIMIT \(bind: ranges - 1)
             """).all().map { try $0.decode(column: "installation_id", as: String.self) }
-        let lowers = [""] + bounds
+        let lowers = [cursor] + bounds
         let rows = lowers.indices.map { index -> SQLQueryString in
             let upper = index < bounds.count ? bounds[index] : nil
             return "(\(bind: event.id), \(bind: index), \(bind: event.appId), \(bind: lowers[index]), \(bind: upper), 0)"

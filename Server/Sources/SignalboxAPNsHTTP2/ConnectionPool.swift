@@ -177,13 +177,19 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    /// Opens a connection if the pool has none usable and none opening, and no failed connect asks to wait.
+    /// Opens a connection on each event loop that has no usable one (up to `maxConnectionsPerLane`), one after
+    /// the other, unless one is opening or a failed connect asks to wait. Senders on every loop then find one of
+    /// their own: with a single connection opened ahead, the first large event fanned out measurably slower
+    /// (docs/performance.md).
     func warm() {
         state.withLock { state in
             guard !state.closed, state.opening == nil, ContinuousClock.now >= state.nextConnectAllowed,
-                !state.connections.contains(where: { $0.isUsable.load(ordering: .relaxed) })
+                state.connections.count < configuration.maxConnectionsPerLane
             else { return }
-            _ = open(&state, on: group.next())
+            let served = state.connections.filter { $0.isUsable.load(ordering: .relaxed) }.map(\.eventLoop)
+            guard let loop = loops.first(where: { loop in !served.contains { $0 === loop } }) else { return }
+            let connection = open(&state, on: loop)
+            connection.established.whenSuccess { _ in self.warm() }
         }
     }
 

@@ -60,7 +60,7 @@ public final class HTTP2Transport: APNsTransport {
         }
     }
 
-    /// Opens the lane's first connection if it has none (and none is opening or backing off).
+    /// Opens a connection for the lane on each event loop that has none (`ConnectionPool.warm`).
     public func prepare(_ lane: APNsLane) {
         try? pool(for: lane).warm()
     }

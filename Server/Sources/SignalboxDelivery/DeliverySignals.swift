@@ -4,6 +4,8 @@ import Synchronization
 public final class DeliverySignals: Sendable {
     /// Rung when an event is accepted (`eventAccepted()`).
     let fanOut = Wakeup()
+    /// Rung with `fanOut`, for the fan-out's first pages (`FanOutService.firstPages`).
+    let newcomers = Wakeup()
     /// Rung when pushes are stored or a send finishes.
     let outbox = Wakeup()
     /// Rung when the dispatcher has room for a fan-out page of pushes.
@@ -27,6 +29,7 @@ public final class DeliverySignals: Sendable {
     public func eventAccepted() {
         eventsAccepted.add(1, ordering: .releasing)
         fanOut.signal()
+        newcomers.signal()
         room.signal()
     }
 }

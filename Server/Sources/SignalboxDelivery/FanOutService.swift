@@ -15,7 +15,8 @@ import SignalboxModel
 /// to it in memory: no claim query, no second write of their rows (the claim was a fifth of the storage
 /// connection's time per push). When it has no room the fan-out of a single app waits up to a second for some
 /// (less if another event arrives), then stores the page's pushes pending, to be claimed as before. An event's
-/// first pages are small (`FanOutPages`), so its first pushes leave before much is planned. While several apps fan out, each app's
+/// first pages are small (`FanOutPages`), so its first pushes leave before much is planned, and its first page is
+/// planned as soon as it is accepted, beside the step under way (`firstPages`). While several apps fan out, each app's
 /// hand-off holds at most its share of the slots and nobody waits: what is not handed off is stored pending and
 /// claimed in turns.
 public struct FanOutService: Service {
@@ -39,45 +40,82 @@ public struct FanOutService: Service {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            var failures = FanOutFailures(attempts: configuration.fanOutAttempts, retryDelay: configuration.fanOutRetryDelay)
-            var pages = FanOutPages(largest: configuration.fanOutBatch)
-            while !Task.isCancelled {
-                let queued: [QueuedEvent]
-                let accepted = signals.eventsAccepted.load(ordering: .acquiring)
-                do {
-                    queued = try await store.eventsToFanOut(limit: 256)
-                } catch {
-                    logger.error("listing events to fan out failed; retrying", metadata: ["error": "\(error)"])
-                    try? await Task.sleep(for: .seconds(1))
-                    continue
-                }
-                failures.keep(only: queued)
-                pages.keep(only: queued)
-                let now = ContinuousClock.now
-                let round = FairShare.round(queued.filter { failures.isDue($0.id, at: now) }, inFlight: signals.results.inFlightByApp)
-                guard !round.isEmpty else {
-                    // Nothing to do, or only events waiting for a retry: sleep until one is due or an event arrives.
-                    let wake = min(failures.nextRetry ?? now + .seconds(1), now + .seconds(1))
-                    await signals.fanOut.wait(upTo: max(.milliseconds(1), wake - now))
-                    continue
-                }
-                var busy = 0
-                for event in round where !Task.isCancelled {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await firstPages() }
+                await rounds()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Plans each newly accepted event's first page at once, beside the step under way, which is another app's page
+    /// (tens of milliseconds on a loaded database): a quiet app's push then waits for no loud app's page. Events
+    /// queued before this service started, and every later page, are the rounds' work. A step that fails here is
+    /// only logged: the rounds step the event again and count its failures.
+    private func firstPages() async {
+        var seen: Set<String>?
+        while !Task.isCancelled {
+            if seen != nil { await signals.newcomers.wait(upTo: .seconds(60)) }
+            let queued: [QueuedEvent]
+            do {
+                queued = try await store.eventsToFanOut(limit: 256)
+            } catch {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            if let known = seen {
+                for event in queued where !known.contains(event.id) && !Task.isCancelled {
                     do {
-                        let outcome = try await step(
-                            event, pageSize: pages.size(of: event.id), first: pages.isFirst(event.id), apps: round.count, accepted: accepted
-                        )
-                        if outcome == .interrupted { break }
-                        failures.succeeded(event.id)
-                        pages.took(event.id)
-                        busy += outcome == .busy ? 1 : 0
+                        _ = try await step(event, pageSize: FanOutPages.first, first: true, apps: 2, accepted: 0)
                     } catch {
-                        await failed(event, error: error, failures: &failures)
+                        logger.debug("an event's first page failed; the rounds try again", metadata: ["event": "\(event.id)", "error": "\(error)"])
                     }
                 }
-                // Every event is being fanned out by other instances: look again shortly.
-                if busy == round.count { await signals.fanOut.wait(upTo: .milliseconds(50)) }
             }
+            seen = Set(queued.map(\.id))
+        }
+    }
+
+    /// Apps take turns, a page each (the type's description).
+    private func rounds() async {
+        var failures = FanOutFailures(attempts: configuration.fanOutAttempts, retryDelay: configuration.fanOutRetryDelay)
+        var pages = FanOutPages(largest: configuration.fanOutBatch)
+        while !Task.isCancelled {
+            let queued: [QueuedEvent]
+            let accepted = signals.eventsAccepted.load(ordering: .acquiring)
+            do {
+                queued = try await store.eventsToFanOut(limit: 256)
+            } catch {
+                logger.error("listing events to fan out failed; retrying", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            failures.keep(only: queued)
+            pages.keep(only: queued)
+            let now = ContinuousClock.now
+            let round = FairShare.round(queued.filter { failures.isDue($0.id, at: now) }, inFlight: signals.results.inFlightByApp)
+            guard !round.isEmpty else {
+                // Nothing to do, or only events waiting for a retry: sleep until one is due or an event arrives.
+                let wake = min(failures.nextRetry ?? now + .seconds(1), now + .seconds(1))
+                await signals.fanOut.wait(upTo: max(.milliseconds(1), wake - now))
+                continue
+            }
+            var busy = 0
+            for event in round where !Task.isCancelled {
+                do {
+                    let outcome = try await step(
+                        event, pageSize: pages.size(of: event.id), first: pages.isFirst(event.id), apps: round.count, accepted: accepted
+                    )
+                    if outcome == .interrupted { break }
+                    failures.succeeded(event.id)
+                    pages.took(event.id)
+                    busy += outcome == .busy ? 1 : 0
+                } catch {
+                    await failed(event, error: error, failures: &failures)
+                }
+            }
+            // Every event is being fanned out by other instances: look again shortly.
+            if busy == round.count { await signals.fanOut.wait(upTo: .milliseconds(50)) }
         }
     }
 

@@ -103,7 +103,7 @@ import Testing
         try await store.delivery.createEvent(event("bad", app: "a", createdAt: now))
         try await store.delivery.createEvent(event("a2", app: "a", createdAt: now + 1))
         try await store.delivery.createEvent(event("b1", app: "b", createdAt: now + 2))
-        let failing = FailingStepStore(base: store.delivery, failing: "bad")
+        let failing = HookedStepStore(base: store.delivery) { if $0 == "bad" { throw HookedStepStore.Injected() } }
         var configuration = DeliveryConfiguration()
         configuration.fanOutAttempts = 3
         // Retries 0.3 s and 0.6 s apart: app b's event must be fanned out while app a's is still being retried.
@@ -124,7 +124,7 @@ import Testing
         #expect(otherAppWentOnMeanwhile, "app b waited for app a's failing event")
         #expect(statuses["bad"]?.state == .failed)
         #expect(statuses["bad"]?.reason == "fan-out failed 3 times in a row")
-        #expect(failing.attempts == 3, "tried exactly as often as configured")
+        #expect(failing.steps(of: "bad") == 3, "tried exactly as often as configured")
         #expect(statuses["b1"]?.state == .delivering && statuses["b1"]?.matched == 1)
         #expect(statuses["a2"]?.state == .delivering && statuses["a2"]?.matched == 3)
         // Each planned push is in the outbox once.
@@ -133,27 +133,67 @@ import Testing
     } }
 }
 
-/// A store, except that the fan-out steps of one event throw.
-final class FailingStepStore: DeliveryStore, Sendable {
+extension FairnessStoreTests {
+    /// App b's new event is planned while app a's step is under way (held open here), not after it: a quiet app's
+    /// push waits for no loud app's page.
+    @Test(arguments: StoreBackend.available) func aNewEventsFirstPageIsPlannedDuringAnotherAppsStep(_ backend: StoreBackend) async throws {
+        try await withStore(backend, tokens: ["a": 3, "b": 1]) { store in
+            try await store.delivery.createEvent(event("ea", app: "a", createdAt: now))
+            let (release, releasing) = AsyncStream<Void>.makeStream()
+            let held = HookedStepStore(base: store.delivery) { id in
+                if id == "ea" { for await _ in release { break } }
+            }
+            let signals = DeliverySignals()
+            let service = FanOutService(store: held, signals: signals, configuration: DeliveryConfiguration(), logger: Logger(label: "test"))
+            let runner = Task { try await service.run() }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while held.steps(of: "ea") == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            try await store.delivery.createEvent(event("eb", app: "b", createdAt: now + 1))
+            signals.eventAccepted()
+            var quiet = try await store.delivery.eventStatus(appId: "b", id: "eb")
+            while quiet?.state != .delivering, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+                quiet = try await store.delivery.eventStatus(appId: "b", id: "eb")
+            }
+            let loud = try await store.delivery.eventStatus(appId: "a", id: "ea")
+            releasing.finish()
+            var done = loud
+            while done?.state != .delivering, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+                done = try await store.delivery.eventStatus(appId: "a", id: "ea")
+            }
+            runner.cancel()
+            _ = await runner.result
+            #expect(quiet?.state == .delivering && quiet?.matched == 1, "app b's event waited for app a's step")
+            #expect(loud?.matched == 0, "app a's step was still held when b's was planned")
+            #expect(done?.state == .delivering && done?.matched == 3)
+            let claimed = try await store.delivery.claimDuePushes(now: now + 10, limit: 100, pausedApps: [])
+            #expect(claimed.count == 4 && Set(claimed.map(\.token)).count == 4, "each planned push once")
+        }
+    }
+}
+
+/// A store whose fan-out steps first run `before` with the event's id, so a test can make one event's steps throw
+/// or wait.
+final class HookedStepStore: DeliveryStore, Sendable {
     struct Injected: Error {}
     let base: any DeliveryStore
-    let failing: String
-    private let count = Mutex(0)
+    let before: @Sendable (_ eventId: String) async throws -> Void
+    private let counts = Mutex<[String: Int]>([:])
 
-    init(base: any DeliveryStore, failing: String) {
+    init(base: any DeliveryStore, before: @escaping @Sendable (_ eventId: String) async throws -> Void) {
         self.base = base
-        self.failing = failing
+        self.before = before
     }
 
-    var attempts: Int { count.withLock { $0 } }
+    /// Steps of `eventId` begun so far.
+    func steps(of eventId: String) -> Int { counts.withLock { $0[eventId, default: 0] } }
 
     func fanOutPage(
         eventId: String, batchSize: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
     ) async throws -> FanOutStep {
-        if eventId == failing {
-            count.withLock { $0 += 1 }
-            throw Injected()
-        }
+        counts.withLock { $0[eventId, default: 0] += 1 }
+        try await before(eventId)
         return try await base.fanOutPage(eventId: eventId, batchSize: batchSize, now: now, urgent: urgent, step)
     }
 

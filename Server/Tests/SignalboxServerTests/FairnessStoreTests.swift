@@ -147,7 +147,10 @@ extension FairnessStoreTests {
             let service = FanOutService(store: held, signals: signals, configuration: DeliveryConfiguration(), logger: Logger(label: "test"))
             let runner = Task { try await service.run() }
             let deadline = ContinuousClock.now + .seconds(60)
-            while held.steps(of: "ea") == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            // Both loops have listed the queue (app a's event is old news to the first-page loop), and a's step is held.
+            while held.steps(of: "ea") == 0 || held.listings < 2, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             try await store.delivery.createEvent(event("eb", app: "b", createdAt: now + 1))
             signals.eventAccepted()
             var quiet = try await store.delivery.eventStatus(appId: "b", id: "eb")
@@ -186,8 +189,13 @@ final class HookedStepStore: DeliveryStore, Sendable {
         self.before = before
     }
 
+    private let listed = Mutex(0)
+
     /// Steps of `eventId` begun so far.
     func steps(of eventId: String) -> Int { counts.withLock { $0[eventId, default: 0] } }
+
+    /// Times the events to fan out were listed (counted once the list is read).
+    var listings: Int { listed.withLock { $0 } }
 
     func fanOutPage(
         eventId: String, batchSize: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
@@ -201,7 +209,11 @@ final class HookedStepStore: DeliveryStore, Sendable {
     func setPushIntervals(appId: String, _ intervals: [PushKind: Int]) async throws { try await base.setPushIntervals(appId: appId, intervals) }
     func createEvent(_ event: EventRecord) async throws { try await base.createEvent(event) }
     func eventStatus(appId: String, id: String) async throws -> EventStatus? { try await base.eventStatus(appId: appId, id: id) }
-    func eventsToFanOut(limit: Int) async throws -> [QueuedEvent] { try await base.eventsToFanOut(limit: limit) }
+    func eventsToFanOut(limit: Int) async throws -> [QueuedEvent] {
+        let queued = try await base.eventsToFanOut(limit: limit)
+        listed.withLock { $0 += 1 }
+        return queued
+    }
     func failEvent(id: String, reason: String, now: Date) async throws { try await base.failEvent(id: id, reason: reason, now: now) }
     func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int { try await base.purgeEvents(createdBefore: cutoff, limit: limit) }
     func releaseClaims(now: Date) async throws -> Int { try await base.releaseClaims(now: now) }

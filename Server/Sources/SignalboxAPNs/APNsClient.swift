@@ -55,10 +55,7 @@ public struct APNsClient: Sendable {
         }
         let deadline = ContinuousClock.now + timeout
         let token = tokens.current()
-        let key = tokens.key
-        let request = APNsRequest(
-            push: push, environment: environment, token: token, teamId: key.teamId, keyId: key.keyId, keyFingerprint: key.fingerprint
-        )
+        let request = APNsRequest(push: push, environment: environment, token: token, key: tokens.key)
         let hosts = hosts
         transport.start(request, deadline: deadline) { started in
             switch started {
@@ -122,8 +119,7 @@ public struct APNsClient: Sendable {
     /// Opens the connection `bundleId`'s pushes to `environment` will use, so its first push does not wait for a
     /// TLS handshake behind whatever else is sending.
     public func prepare(bundleId: String, environment: APNsEnvironment, tokens: ProviderTokenManager) {
-        let key = tokens.key
-        transport.prepare(APNsLane(environment: environment, teamId: key.teamId, keyId: key.keyId, keyFingerprint: key.fingerprint, bundleId: bundleId))
+        transport.prepare(APNsLane(environment: environment, key: tokens.key, bundleId: bundleId))
     }
 
     /// Whether sending to `environment`'s host is paused by its circuit breaker.
@@ -137,9 +133,7 @@ public struct APNsClient: Sendable {
         if case .wait(let delay) = admission {
             throw APNsTransportError(.circuitOpen, "APNs \(environment.rawValue) answers mostly 5xx; sending paused", retryAfter: delay)
         }
-        let request = APNsRequest(
-            push: push, environment: environment, token: token, teamId: key.teamId, keyId: key.keyId, keyFingerprint: key.fingerprint
-        )
+        let request = APNsRequest(push: push, environment: environment, token: token, key: key)
         do {
             let response = try await transport.send(request, deadline: deadline)
             hosts.record(environment, serverError: response.status >= 500)

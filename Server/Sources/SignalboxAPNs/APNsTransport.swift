@@ -19,6 +19,11 @@ public struct APNsRequest: Sendable {
         self.keyFingerprint = keyFingerprint
     }
 
+    /// A request signed by `key`'s provider `token`.
+    public init(push: Push, environment: APNsEnvironment, token: ProviderToken, key: SigningKey) {
+        self.init(push: push, environment: environment, token: token, teamId: key.teamId, keyId: key.keyId, keyFingerprint: key.fingerprint)
+    }
+
     /// The connections this request goes out on.
     public var lane: APNsLane {
         APNsLane(environment: environment, teamId: teamId, keyId: keyId, keyFingerprint: keyFingerprint, bundleId: push.bundleId)
@@ -34,6 +39,11 @@ public struct APNsLane: Sendable, Hashable {
     /// Keys claiming the same ids never share a connection (`APNsRequest.keyFingerprint`).
     public var keyFingerprint: String
     public var bundleId: String
+
+    /// The lane of `bundleId`'s pushes to `environment` signed by `key`.
+    public init(environment: APNsEnvironment, key: SigningKey, bundleId: String) {
+        self.init(environment: environment, teamId: key.teamId, keyId: key.keyId, keyFingerprint: key.fingerprint, bundleId: bundleId)
+    }
 
     public init(environment: APNsEnvironment, teamId: String, keyId: String, keyFingerprint: String, bundleId: String) {
         self.environment = environment

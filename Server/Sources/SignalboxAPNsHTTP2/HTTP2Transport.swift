@@ -19,8 +19,12 @@ public final class HTTP2Transport: APNsTransport {
     private let group: any EventLoopGroup
     private let tls: NIOSSLContext
     private let logger: Logger
-    /// `nil` once shut down.
-    private let pools = Mutex<[APNsLane: ConnectionPool]?>([:])
+    private struct Pools {
+        var byLane: [APNsLane: ConnectionPool] = [:]
+        var isShutDown = false
+    }
+
+    private let pools = Mutex(Pools())
     /// One per event loop of the group: a task sending from one uses that loop's connections.
     public let senderExecutors: [any TaskExecutor]
 
@@ -77,21 +81,21 @@ public final class HTTP2Transport: APNsTransport {
     /// Pushes moved to another connection since start because the server had not processed them.
     public var movedAfterRefusal: Int { sum { $0.movedAfterRefusal.load(ordering: .relaxed) } }
 
-    private func sum(_ figure: (ConnectionPool) -> Int) -> Int { pools.withLock { $0?.values.reduce(0) { $0 + figure($1) } ?? 0 } }
+    private func sum(_ figure: (ConnectionPool) -> Int) -> Int { pools.withLock { $0.byLane.values.reduce(0) { $0 + figure($1) } } }
 
     /// Retires all connections; later sends fail with `.shutdown`.
     public func shutdown() async throws {
         let all = pools.withLock { pools in
-            defer { pools = nil }
-            return Array(pools?.values ?? [:].values)
+            defer { pools = Pools(isShutDown: true) }
+            return Array(pools.byLane.values)
         }
         for pool in all { pool.close() }
     }
 
     private func pool(for lane: APNsLane) throws -> ConnectionPool {
         try pools.withLock { pools in
-            guard pools != nil else { throw APNsTransportError(.shutdown, "transport is shut down") }
-            if let pool = pools?[lane] { return pool }
+            guard !pools.isShutDown else { throw APNsTransportError(.shutdown, "transport is shut down") }
+            if let pool = pools.byLane[lane] { return pool }
             guard let endpoint = configuration.endpoints[lane.environment] else {
                 throw APNsTransportError(.connectFailed, "no endpoint configured for \(lane.environment.rawValue)")
             }
@@ -100,7 +104,7 @@ public final class HTTP2Transport: APNsTransport {
             logger[metadataKey: "apns.team"] = "\(lane.teamId)"
             logger[metadataKey: "apns.bundle"] = "\(lane.bundleId)"
             let pool = ConnectionPool(endpoint: endpoint, tls: tls, group: group, configuration: configuration, logger: logger)
-            pools?[lane] = pool
+            pools.byLane[lane] = pool
             return pool
         }
     }

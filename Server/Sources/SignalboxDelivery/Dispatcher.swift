@@ -49,20 +49,19 @@ public struct Dispatcher: Service {
                 group.addTask { await depthLoop() }
                 group.addTask { await releaseLoop() }
                 let sends = TasklessSends()
-                let executors = sender.client.transport.senderExecutors
+                let transport = sender.client.transport
                 var tasks = 0
-                // The next task on the transport's event loops (round robin), where a push is sent and answered
-                // without a thread switch.
+                // The next task on the transport's event loops, where a push is sent and answered without a thread switch.
                 func nextExecutor() -> (any TaskExecutor)? {
                     tasks &+= 1
-                    return executors.isEmpty ? nil : executors[tasks % executors.count]
+                    return transport.senderExecutor(for: tasks)
                 }
                 // Starts pushes already counted in flight: one task per event loop starts its share, and each push
                 // then lives in the transport's callbacks, not in a task of its own (docs/performance.md).
                 func send(_ pushes: [OutboxPush]) {
                     guard !pushes.isEmpty else { return }
                     sends.started(pushes.count)
-                    let shares = min(max(1, executors.count), pushes.count)
+                    let shares = min(max(1, transport.senderExecutors.count), pushes.count)
                     for share in 0..<shares {
                         let part = stride(from: share, to: pushes.count, by: shares).map { pushes[$0] }
                         group.addTask(executorPreference: nextExecutor()) {

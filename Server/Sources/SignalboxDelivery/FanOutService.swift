@@ -66,6 +66,7 @@ public struct FanOutService: Service {
             if let known = seen {
                 for event in queued where !known.contains(event.id) && !Task.isCancelled {
                     do {
+                        // Counted as one of several apps: it takes free slots within a share and never waits for room.
                         _ = try await step(event, pageSize: FanOutPages.first, first: true, apps: 2, accepted: 0)
                     } catch {
                         logger.debug("an event's first page failed; the rounds try again", metadata: ["event": "\(event.id)", "error": "\(error)"])

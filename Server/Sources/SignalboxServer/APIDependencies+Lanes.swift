@@ -1,8 +1,8 @@
 import SignalboxDelivery
 
 extension APIDependencies {
-    /// Apps whose APNs connection is opened ahead of their first push; past that many, an app's first push opens
-    /// its own (a TLS handshake, 25 ms here, far more on a loaded machine or a distant APNs).
+    /// Apps whose APNs connections are opened ahead of their first push; past that many, an app's first push waits
+    /// for a TLS handshake.
     static let preparedApps = 100
 
     /// Opens each app's connection to its environment if it has none (`APNsLane`): at start, and again later

@@ -40,15 +40,16 @@ final class AppCredentials: Sendable {
 
     /// The app's credentials if loaded and not due for a refresh; `nil` otherwise (`entry` then loads them).
     func cachedEntry(appId: String) -> Entry? {
-        guard let cached = cache.withLock({ $0[appId] }), now().timeIntervalSince(cached.loadedAt) < Self.refreshAfter.seconds else { return nil }
-        return cached.entry
+        cache.withLock { $0[appId] }.flatMap { isFresh($0.loadedAt) ? $0.entry : nil }
     }
+
+    private func isFresh(_ loadedAt: Date) -> Bool { now().timeIntervalSince(loadedAt) < Self.refreshAfter.seconds }
 
     /// The app's credentials; `nil` when the app no longer exists.
     /// - Throws: when storage fails or the stored key cannot be unsealed or parsed.
     func entry(appId: String) async throws -> Entry? {
         let cached = cache.withLock { $0[appId] }
-        if let cached, now().timeIntervalSince(cached.loadedAt) < Self.refreshAfter.seconds { return cached.entry }
+        if let cached, isFresh(cached.loadedAt) { return cached.entry }
         let load = loading.withLock { loading in
             if let running = loading[appId] { return running }
             let task = Task { try await self.load(appId: appId) }

@@ -73,12 +73,10 @@ public func buildApplication(
         },
         FanOutService(store: stores.delivery, signals: dependencies.signals, configuration: configuration.delivery, logger: logger, now: dependencies.now),
     ]
-    if configuration.database != nil {
-        services.append(PeriodicWork(what: "planning statistics of bulk-loaded registrations", interval: .seconds(60), logger: logger) {
-            try await stores.delivery.refreshPlanningStatistics()
-            return 0
-        })
-    }
+    services.append(PeriodicWork(what: "planning statistics of bulk-loaded registrations", interval: .seconds(60), logger: logger) {
+        try await stores.delivery.refreshPlanningStatistics()
+        return 0
+    })
     if let changes = stores.changes {
         services.append(ChangeListener(notifier: changes, signals: dependencies.signals, logger: logger))
         services.append(PeriodicWork(what: "the database clock's offset", interval: .seconds(60), logger: logger) {

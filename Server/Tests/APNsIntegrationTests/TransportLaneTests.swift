@@ -20,10 +20,7 @@ import Testing
     /// One connection per event loop of the transport's group (the singleton: one per core), at most 4.
     @Test func prepareOpensTheLanesConnectionsOnceAndTheFirstPushUsesThem() async throws {
         let fixture = try await SimulatorFixture.start()
-        let lane = APNsLane(
-            environment: .sandbox, teamId: fixture.key.teamId, keyId: fixture.key.keyId, keyFingerprint: fixture.key.fingerprint,
-            bundleId: SimulatorFixture.bundleId
-        )
+        let lane = APNsLane(environment: .sandbox, key: fixture.key, bundleId: SimulatorFixture.bundleId)
         let loops = min(System.coreCount, 4)
         fixture.transport.prepare(lane)
         fixture.transport.prepare(lane)
@@ -42,9 +39,7 @@ import Testing
     @Test func aShutDownTransportOpensNothing() async throws {
         let fixture = try await SimulatorFixture.start()
         try await fixture.transport.shutdown()
-        fixture.transport.prepare(
-            APNsLane(environment: .sandbox, teamId: fixture.key.teamId, keyId: fixture.key.keyId, keyFingerprint: fixture.key.fingerprint, bundleId: "b")
-        )
+        fixture.transport.prepare(APNsLane(environment: .sandbox, key: fixture.key, bundleId: "b"))
         let error = await #expect(throws: APNsTransportError.self) { try await fixture.send(fixture.push(.controls)) }
         #expect(error?.code == .shutdown)
         try await fixture.simulator.shutdown()

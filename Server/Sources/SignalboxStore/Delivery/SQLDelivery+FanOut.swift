@@ -26,7 +26,7 @@ extension SQLDelivery {
                 guard let locked = try await Self.plannableEvent(db, eventId) else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
                 row = locked
                 if try row.decode(column: "state", as: String.self) == EventState.accepted.rawValue {
-                    // The first page goes out before the audience is counted and cut (200 ms at 1,000,000 tokens).
+                    // The first page goes out before the audience is counted and cut: that reads the whole audience.
                     try await Self.analyzeUnanalyzedTables(db)
                     splitLater = true
                 } else if try row.decode(column: "fan_out_ranges", as: Int.self) == Self.splitAfterFirstPage {

@@ -264,11 +264,21 @@ enum Migrations {
             // through several installations in pages planned apart, and each of those pushes is owed an outcome.
             "ALTER TABLE outbox_absorbed ADD COLUMN pushes INTEGER NOT NULL DEFAULT 1",
         ],
+        [
+            // The pushes a fan-out page hands off, one row per page (`Handoff`): `settled` has a '1' for each push
+            // whose result is recorded, `pushes` is a JSON array of [installation id, token, environment, payload].
+            """
+            CREATE TABLE handoffs (
+                handoff_id TEXT PRIMARY KEY, app_id TEXT NOT NULL, event_id TEXT NOT NULL, kind TEXT NOT NULL,
+                event_created_at BIGINT NOT NULL, claimed_by TEXT NOT NULL, lease_until BIGINT NOT NULL,
+                remaining INTEGER NOT NULL, settled TEXT NOT NULL, pushes TEXT NOT NULL)
+            """,
+        ],
     ]
 
     /// Tables that hang off an app besides installations.
     static let appTables = [
-        "events", "event_ranges", "outbox", "outbox_absorbed", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs",
+        "events", "event_ranges", "outbox", "outbox_absorbed", "handoffs", "suspect_tokens", "push_intervals", "token_last_sent", "delivery_log", "delivery_runs",
         "idempotency_keys", "app_signing_keys", "webhook_endpoints", "lifecycle_events", "webhook_deliveries",
         "reloads",
     ]

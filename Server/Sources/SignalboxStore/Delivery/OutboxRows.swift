@@ -1,40 +1,69 @@
 import SQLKit
 import SignalboxModel
 
-/// A page's new outbox rows, column by column, and their insert: each row is stored, or absorbed by the pending
-/// push to the same token with the same payload (the partial unique index `outbox_pending`). The rule is
-/// `Coalescing` (SignalboxModel); this is its SQL.
+/// New pending outbox rows of one event and kind, column by column, and their insert: each row is stored, or absorbed
+/// by the pending push to the same token with the same payload (the partial unique index `outbox_pending`). The rule
+/// is `Coalescing` (SignalboxModel); this is its SQL.
 struct OutboxRows {
+    /// What the rows share.
+    struct Origin {
+        let appId: String
+        let eventId: String
+        let eventCreatedAt: Int64
+        let kind: PushKind
+    }
+
+    let origin: Origin
     private var ids: [String] = []
     private var installations: [String] = []
     private var tokens: [String] = []
     private var environments: [String] = []
     private var payloads: [String] = []
     private var dues: [Int64] = []
-    /// The claim of a push handed off (stored `sending`); "" and 0 for a pending push (PostgreSQL arrays hold no nulls).
-    private var owners: [String] = []
-    private var leases: [Int64] = []
+    private var attempts: [Int] = []
+    /// The coalescing keys of the rows, which one insert must not repeat (see `InsertRounds`).
+    private(set) var keys: Set<String> = []
 
-    mutating func append(id: String, _ push: PlannedPush, due: Int64, claim: Claim?) {
+    init(_ origin: Origin) { self.origin = origin }
+
+    var isEmpty: Bool { ids.isEmpty }
+
+    mutating func append(id: String, installationId: String, token: String, environment: Environment, payload: String, due: Int64, attempts: Int = 0) {
         ids.append(id)
-        installations.append(push.installationId)
-        tokens.append(push.token)
-        environments.append(push.environment.rawValue)
-        payloads.append(push.payload)
+        installations.append(installationId)
+        tokens.append(token)
+        environments.append(environment.rawValue)
+        payloads.append(payload)
         dues.append(due)
-        owners.append(claim?.owner ?? "")
-        leases.append(claim?.leaseUntil ?? 0)
+        self.attempts.append(attempts)
+        keys.insert(PlannedPush.coalescingKey(token: token, payload: payload))
     }
 
-    /// Inserts the rows. The upsert marks (and on PostgreSQL locks) a pending twin, so no claim takes it before the
-    /// caller attaches the event to it. - Returns: the ids of the pending twins that absorbed one of these rows.
-    func insert(_ db: any SQLDatabase, _ backend: SQLBackend, event: EventRecord, kind: PushKind) async throws -> [String] {
+    /// Inserts the rows, and attaches the event to each pending twin that absorbed one of them.
+    /// - Returns: how many were absorbed.
+    func insert(_ db: any SQLDatabase, _ backend: SQLBackend) async throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        let carriers = try await insertRows(db, backend)
+        for chunk in carriers.sorted().chunked(300) {
+            let values = chunk.map { id -> SQLQueryString in "(\(bind: id), \(bind: origin.eventId), \(bind: origin.appId))" }
+            try await db.raw("""
+                INSERT INTO outbox_absorbed (push_id, event_id, app_id) VALUES \(values.joined(separator: ", "))
+                ON CONFLICT (push_id, event_id) DO UPDATE SET pushes = outbox_absorbed.pushes + 1
+                """).run()
+            try await db.raw("UPDATE outbox SET absorbed = 1 WHERE \(backend.among("push_id", Array(chunk)))").run()
+        }
+        return carriers.count
+    }
+
+    /// The upsert marks (and on PostgreSQL locks) a pending twin, so no claim takes it before `insert` attaches the
+    /// event to it. - Returns: the ids of the pending twins that absorbed one of these rows.
+    private func insertRows(_ db: any SQLDatabase, _ backend: SQLBackend) async throws -> [String] {
         let columns = """
             INSERT INTO outbox (push_id, app_id, event_id, installation_id, token, kind, environment, payload, state, attempts,
-                next_attempt_at, event_created_at, claimed_by, lease_until)
+                next_attempt_at, event_created_at)
             """
         let shared: (app: SQLQueryString, event: SQLQueryString, kind: SQLQueryString, created: SQLQueryString) = (
-            "\(bind: event.appId)", "\(bind: event.id)", "\(bind: kind.rawValue)", "\(bind: event.createdAt.milliseconds)"
+            "\(bind: origin.appId)", "\(bind: origin.eventId)", "\(bind: origin.kind.rawValue)", "\(bind: origin.eventCreatedAt)"
         )
         switch backend {
         case .postgres:
@@ -42,11 +71,10 @@ struct OutboxRows {
             return try await db.raw("""
                 WITH upserted AS (\(unsafeRaw: columns)
                     SELECT v.id, \(shared.app), \(shared.event), v.installation, v.token, \(shared.kind), v.environment, v.payload,
-                        CASE v.owner WHEN '' THEN \(stored: OutboxState.pending) ELSE \(stored: OutboxState.sending) END, 0, v.due, \(shared.created), NULLIF(v.owner, ''),
-                        NULLIF(v.lease, 0)
+                        \(stored: OutboxState.pending), v.attempts, v.due, \(shared.created)
                     FROM unnest(\(bind: ids)::text[], \(bind: installations)::text[], \(bind: tokens)::text[], \(bind: environments)::text[],
-                        \(bind: payloads)::text[], \(bind: dues)::bigint[], \(bind: owners)::text[], \(bind: leases)::bigint[])
-                        AS v(id, installation, token, environment, payload, due, owner, lease)
+                        \(bind: payloads)::text[], \(bind: dues)::bigint[], \(bind: attempts)::int[])
+                        AS v(id, installation, token, environment, payload, due, attempts)
                     ON CONFLICT (app_id, token, payload) WHERE state = \(stored: OutboxState.pending) DO UPDATE SET absorbed = 1
                     RETURNING push_id, xmax::text <> '0' AS absorbing)
                 SELECT push_id FROM upserted WHERE absorbing
@@ -55,22 +83,45 @@ struct OutboxRows {
             // What the rows share is bound once. `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the
             // INSERT, not to a join. A returned id that is not ours is a twin's.
             let rows = ids.indices.map { index -> SQLQueryString in
-                let state: SQLQueryString = owners[index].isEmpty
-                    ? "\(stored: OutboxState.pending), NULL, NULL" : "\(stored: OutboxState.sending), \(bind: owners[index]), \(bind: leases[index])"
-                return """
-                    (\(bind: ids[index]), \(bind: installations[index]), \(bind: tokens[index]), \(bind: environments[index]),
-                    \(bind: payloads[index]), \(bind: dues[index]), \(state))
-                    """
+                """
+                (\(bind: ids[index]), \(bind: installations[index]), \(bind: tokens[index]), \(bind: environments[index]),
+                \(bind: payloads[index]), \(bind: dues[index]), \(bind: attempts[index]))
+                """
             }
             let ours = Set(ids)
             return try await db.raw("""
                 \(unsafeRaw: columns)
                 SELECT v.column1, \(shared.app), \(shared.event), v.column2, v.column3, \(shared.kind), v.column4,
-                    v.column5, v.column7, 0, v.column6, \(shared.created), v.column8, CAST(v.column9 AS BIGINT)
+                    v.column5, \(stored: OutboxState.pending), v.column7, v.column6, \(shared.created)
                 FROM (VALUES \(rows.joined(separator: ", "))) AS v WHERE true
                 ON CONFLICT (app_id, token, payload) WHERE state = \(stored: OutboxState.pending) DO UPDATE SET absorbed = 1
                 RETURNING push_id
                 """).all().map { try $0.decode(column: "push_id", as: String.self) }.filter { !ours.contains($0) }
         }
+    }
+}
+
+/// Rows to insert pending, split into inserts whose rows have distinct coalescing keys: one upsert cannot both insert
+/// a row and absorb another into it (PostgreSQL refuses, and SQLite's returned ids would not tell the twin).
+struct InsertRounds {
+    let origin: OutboxRows.Origin
+    private(set) var rounds: [OutboxRows] = []
+
+    init(_ origin: OutboxRows.Origin) { self.origin = origin }
+
+    mutating func append(id: String, installationId: String, token: String, environment: Environment, payload: String, due: Int64, attempts: Int) {
+        let key = PlannedPush.coalescingKey(token: token, payload: payload)
+        let round = rounds.firstIndex { !$0.keys.contains(key) } ?? {
+            rounds.append(OutboxRows(origin))
+            return rounds.count - 1
+        }()
+        rounds[round].append(id: id, installationId: installationId, token: token, environment: environment, payload: payload, due: due, attempts: attempts)
+    }
+
+    /// - Returns: how many rows were absorbed.
+    func insert(_ db: any SQLDatabase, _ backend: SQLBackend) async throws -> Int {
+        var absorbed = 0
+        for round in rounds { absorbed += try await round.insert(db, backend) }
+        return absorbed
     }
 }

@@ -247,7 +247,7 @@ extension SQLDelivery {
 
     /// Inserts the pushes; one already pending for the same token and payload absorbs the new one (`Coalescing`). With a
     /// minimum `interval` (seconds, 0 for none), a push waits until its token's last push is that old. Up to
-    /// `handOff` pushes due `now` without a pending twin are inserted `sending` under `claim` and returned.
+    /// `handOff` pushes due `now` without a pending twin are stored in a handoff under `claim` and returned.
     /// - Returns: how many were absorbed, and the pushes handed off.
     private static func enqueue(
         _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, interval: Int, now: Date, handOff: Int,
@@ -256,8 +256,10 @@ extension SQLDelivery {
         var coalesced = 0
         var handedOff: [OutboxPush] = []
         for chunk in pushes.chunked(1_000) {
-            var rows = OutboxRows()
             let kind = chunk[chunk.startIndex].kind
+            let origin = OutboxRows.Origin(appId: event.appId, eventId: event.id, eventCreatedAt: event.createdAt.milliseconds, kind: kind)
+            var rows = OutboxRows(origin)
+            var handoff = Handoff()
             let lastSent = try await Self.lastSent(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval)
             let due = { (push: PlannedPush) in
                 MinimumInterval.due(planned: event.createdAt.milliseconds, lastSent: lastSent[push.token], seconds: interval)
@@ -266,26 +268,20 @@ extension SQLDelivery {
                 db, backend, chunk.filter { due($0) <= now.milliseconds }.prefix(handOff - handedOff.count), appId: event.appId
             )
             for push in chunk {
-                let id = PushIds.next()
-                let sending = !sendNow.isEmpty && sendNow.contains(push.coalescingKey)
-                rows.append(id: id, push, due: due(push), claim: sending ? claim : nil)
-                if sending {
-                    handedOff.append(OutboxPush(
-                        id: id, appId: event.appId, eventId: event.id, installationId: push.installationId, token: push.token,
-                        kind: push.kind, environment: push.environment, payload: push.payload, attempts: 0, eventCreatedAt: event.createdAt
-                    ))
+                guard !sendNow.isEmpty, sendNow.contains(push.coalescingKey) else {
+                    rows.append(
+                        id: PushIds.next(), installationId: push.installationId, token: push.token, environment: push.environment,
+                        payload: push.payload, due: due(push)
+                    )
+                    continue
                 }
+                handedOff.append(OutboxPush(
+                    id: handoff.append(push), appId: event.appId, eventId: event.id, installationId: push.installationId, token: push.token,
+                    kind: push.kind, environment: push.environment, payload: push.payload, attempts: 0, eventCreatedAt: event.createdAt
+                ))
             }
-            let carriers = try await rows.insert(db, backend, event: event, kind: kind)
-            coalesced += carriers.count
-            for ids in carriers.sorted().chunked(300) {
-                let values = ids.map { id -> SQLQueryString in "(\(bind: id), \(bind: event.id), \(bind: event.appId))" }
-                try await db.raw("""
-                    INSERT INTO outbox_absorbed (push_id, event_id, app_id) VALUES \(values.joined(separator: ", "))
-                    ON CONFLICT (push_id, event_id) DO UPDATE SET pushes = outbox_absorbed.pushes + 1
-                    """).run()
-                try await db.raw("UPDATE outbox SET absorbed = 1 WHERE \(backend.among("push_id", Array(ids)))").run()
-            }
+            try await handoff.insert(db, origin, claim: claim)
+            coalesced += try await rows.insert(db, backend)
         }
         return (coalesced, handedOff)
     }

@@ -16,7 +16,7 @@ extension SQLDelivery {
             for push in try rows.map(Self.push) {
                 try await Self.returnToPending(db, push, at: Date(milliseconds: 0), usedAttempt: false)
             }
-            return rows.count
+            return try await rows.count + Handoff.release(db, self.backend, where: released)
         }
     }
 
@@ -77,17 +77,33 @@ extension SQLDelivery {
             func log(_ completion: PushCompletion, _ outcome: DeliveryOutcome) {
                 if self.writesDeliveryLog { lines.append(SQLDeliveryLog.logLine(completion, outcome: outcome, now: now)) }
             }
+            // Pushes in a handoff are settled there first; those going back to pending get new outbox rows.
+            let inHandoffs = try await Handoff.settle(db, self.backend, owner: owner, completions.map(\.push.id))
+            held.formUnion(inHandoffs)
+            var requeued: [String: InsertRounds] = [:]  // by event and kind
             for completion in completions.sorted(by: { $0.push.id < $1.push.id }) {
+                let push = completion.push
                 switch PushLife.step(for: completion.result) {
                 case .backToPending(let at, let usesAttempt, let logged):
-                    guard try await Self.returnToPending(db, completion.push, at: at, usedAttempt: usesAttempt, heldBy: owner) else { continue }
-                    held.insert(completion.push.id)
+                    if Handoff.position(ofPush: push.id) != nil {
+                        guard inHandoffs.contains(push.id) else { continue }
+                        let origin = OutboxRows.Origin(appId: push.appId, eventId: push.eventId, eventCreatedAt: push.eventCreatedAt.milliseconds, kind: push.kind)
+                        requeued[push.eventId + "\u{0}" + push.kind.rawValue, default: InsertRounds(origin)].append(
+                            id: PushIds.next(), installationId: push.installationId, token: push.token, environment: push.environment,
+                            payload: push.payload, due: at.milliseconds, attempts: push.attempts + (usesAttempt ? 1 : 0)
+                        )
+                    } else {
+                        guard try await Self.returnToPending(db, push, at: at, usedAttempt: usesAttempt, heldBy: owner) else { continue }
+                        held.insert(push.id)
+                    }
                     log(completion, logged)
                 case .leaves(let check):
                     finishing.append((completion, check))
                 }
             }
-            for chunk in finishing.map(\.completion.push.id).chunked(1_000) {
+            for key in requeued.keys.sorted() { _ = try await requeued[key]?.insert(db, self.backend) }
+            let rowIds = finishing.map(\.completion.push.id).filter { Handoff.position(ofPush: $0) == nil }
+            for chunk in rowIds.chunked(1_000) {
                 for row in try await db.raw("""
                     DELETE FROM outbox WHERE \(self.backend.among("push_id", Array(chunk))) AND state = \(stored: OutboxState.sending) AND claimed_by = \(bind: owner)
                     RETURNING push_id
@@ -149,7 +165,7 @@ extension SQLDelivery {
 
     func outboxDepth() async throws -> Int {
         try await oneStatement { db in
-            try await db.raw("SELECT COUNT(*) AS n FROM outbox").first()?.decode(column: "n", as: Int.self) ?? 0
+            try await db.raw("SELECT (SELECT COUNT(*) FROM outbox) + \(Handoff.remaining(appId: nil)) AS n").first()?.decode(column: "n", as: Int.self) ?? 0
         }
     }
 

@@ -120,7 +120,10 @@ extension SQLDeliveryLog {
 
     func outboxDepth(appId: String) async throws -> Int {
         try await oneStatement { db in
-            try await db.raw("SELECT COUNT(*) AS n FROM outbox WHERE state IN (\(stored: [OutboxState.pending, .sending])) AND app_id = \(bind: appId)")
+            try await db.raw("""
+                SELECT (SELECT COUNT(*) FROM outbox WHERE state IN (\(stored: [OutboxState.pending, .sending])) AND app_id = \(bind: appId))
+                    + \(Handoff.remaining(appId: appId)) AS n
+                """)
                 .first()?.decode(column: "n", as: Int.self) ?? 0
         }
     }

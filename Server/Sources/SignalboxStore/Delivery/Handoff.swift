@@ -1,0 +1,108 @@
+import Foundation
+import SQLKit
+import SignalboxModel
+
+/// The pushes one fan-out page hands off to its own instance's dispatcher, stored as one `handoffs` row instead of an
+/// outbox row each: the page's transaction writes one row, and results mark their pushes settled in it. A push in a
+/// handoff has the id `<handoff id>.<index>`. Once the claim's owner is gone (`release`), the handoff's unsettled
+/// pushes become pending outbox rows, so a crash loses none of them.
+struct Handoff {
+    let id = PushIds.next()
+    private(set) var count = 0
+    /// installation id, token, environment, payload.
+    private var pushes = JSONRows(columns: 4)
+
+    /// Adds a push. - Returns: its id.
+    mutating func append(_ push: PlannedPush) -> String {
+        pushes.startRow()
+        pushes.add(push.installationId)
+        pushes.add(push.token)
+        pushes.add(push.environment.rawValue)
+        pushes.add(push.payload)
+        count += 1
+        return id + "." + String(count - 1)
+    }
+
+    func insert(_ db: any SQLDatabase, _ origin: OutboxRows.Origin, claim: Claim) async throws {
+        guard count > 0 else { return }
+        try await db.raw("""
+            INSERT INTO handoffs (handoff_id, app_id, event_id, kind, event_created_at, claimed_by, lease_until, remaining, settled, pushes)
+            VALUES (\(bind: id), \(bind: origin.appId), \(bind: origin.eventId), \(bind: origin.kind.rawValue), \(bind: origin.eventCreatedAt),
+                \(bind: claim.owner), \(bind: claim.leaseUntil), \(bind: count), \(bind: String(repeating: "0", count: count)), \(bind: pushes.text))
+            """).run()
+    }
+
+    /// The handoff and index of a push id, if the push is in a handoff.
+    static func position(ofPush id: String) -> (handoff: String, index: Int)? {
+        guard let dot = id.lastIndex(of: "."), let index = Int(id[id.index(after: dot)...]) else { return nil }
+        return (String(id[..<dot]), index)
+    }
+
+    /// Marks these pushes settled in the handoffs `owner` still holds, and deletes a handoff once all of its pushes
+    /// are. - Returns: the ids of the pushes settled now (not those of a handoff released to another owner, nor any
+    /// settled before).
+    static func settle(_ db: any SQLDatabase, _ backend: SQLBackend, owner: String, _ ids: [String]) async throws -> Set<String> {
+        var byHandoff: [String: [(id: String, index: Int)]] = [:]
+        for id in ids {
+            if let position = position(ofPush: id) { byHandoff[position.handoff, default: []].append((id, position.index)) }
+        }
+        guard !byHandoff.isEmpty else { return [] }
+        let lock: SQLQueryString = backend == .postgres ? " FOR UPDATE" : ""
+        let rows = try await db.raw("""
+            SELECT handoff_id, remaining, settled FROM handoffs
+            WHERE \(backend.among("handoff_id", byHandoff.keys.sorted())) AND claimed_by = \(bind: owner) ORDER BY handoff_id\(lock)
+            """).all()
+        var settledNow: Set<String> = []
+        for row in rows {
+            let handoff = try row.decode(column: "handoff_id", as: String.self)
+            var remaining = try row.decode(column: "remaining", as: Int.self)
+            var settled = Array(try row.decode(column: "settled", as: String.self).utf8)
+            for push in byHandoff[handoff] ?? [] where settled.indices.contains(push.index) && settled[push.index] == UInt8(ascii: "0") {
+                settled[push.index] = UInt8(ascii: "1")
+                remaining -= 1
+                settledNow.insert(push.id)
+            }
+            if remaining <= 0 {
+                try await db.raw("DELETE FROM handoffs WHERE handoff_id = \(bind: handoff)").run()
+            } else {
+                try await db.raw("""
+                    UPDATE handoffs SET remaining = \(bind: remaining), settled = \(bind: String(decoding: settled, as: UTF8.self))
+                    WHERE handoff_id = \(bind: handoff)
+                    """).run()
+            }
+        }
+        return settledNow
+    }
+
+    /// Turns the unsettled pushes of the handoffs matching `released` (their owner is gone) into pending outbox rows,
+    /// due at once, and deletes the handoffs. - Returns: how many pushes were released.
+    static func release(_ db: any SQLDatabase, _ backend: SQLBackend, where released: SQLQueryString) async throws -> Int {
+        var count = 0
+        for row in try await db.raw("SELECT * FROM handoffs WHERE \(released) ORDER BY handoff_id\(backend.skipLocked)").all() {
+            let handoff = try row.decode(column: "handoff_id", as: String.self)
+            let settled = Array(try row.decode(column: "settled", as: String.self).utf8)
+            let pushes = try JSONDecoder().decode([[String]].self, from: Data(try row.decode(column: "pushes", as: String.self).utf8))
+            var rounds = InsertRounds(OutboxRows.Origin(
+                appId: try row.decode(column: "app_id", as: String.self), eventId: try row.decode(column: "event_id", as: String.self),
+                eventCreatedAt: try row.decode(column: "event_created_at", as: Int64.self),
+                kind: try row.decode(stored: "kind", as: PushKind.self)
+            ))
+            for (index, push) in pushes.enumerated() where settled.indices.contains(index) && settled[index] == UInt8(ascii: "0") {
+                guard push.count == 4, let environment = Environment(rawValue: push[2]) else {
+                    throw StoreError(.unavailable, "handoff \(handoff) stores an unreadable push at \(index)")
+                }
+                rounds.append(id: PushIds.next(), installationId: push[0], token: push[1], environment: environment, payload: push[3], due: 0, attempts: 0)
+                count += 1
+            }
+            _ = try await rounds.insert(db, backend)
+            try await db.raw("DELETE FROM handoffs WHERE handoff_id = \(bind: handoff)").run()
+        }
+        return count
+    }
+
+    /// Pushes still to settle in handoffs, of one app or of all.
+    static func remaining(appId: String?) -> SQLQueryString {
+        let app: SQLQueryString = appId.map { " WHERE app_id = \(bind: $0)" } ?? ""
+        return "(SELECT COALESCE(SUM(remaining), 0) FROM handoffs\(app))"
+    }
+}

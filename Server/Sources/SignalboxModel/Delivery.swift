@@ -71,7 +71,7 @@ public struct FanOutStep: Sendable, Hashable {
     public var coalesced: Int
     /// Whether the event's audience is exhausted.
     public var finished: Bool
-    /// Pushes due now that were stored already claimed (`sending`), for the dispatcher to send as they are.
+    /// Pushes due now that were stored already claimed by this process, for the dispatcher to send as they are.
     public var handedOff: [OutboxPush]
     /// Another instance is fanning the event out right now: nothing was done, try again later.
     public var busy: Bool

@@ -21,7 +21,7 @@ public struct FanOutPage: Sendable {
     }
 
     /// Stores the page's planned pushes (coalescing each into a pending twin) and advances the event's cursor past
-    /// the page. Up to `handOff` pushes due now and without a pending twin are stored already claimed (`sending`)
+    /// the page. Up to `handOff` pushes due now and without a pending twin are stored already claimed by this process
     /// and returned in `handedOff`.
     public func store(_ pushes: [PlannedPush], handOff: Int) async throws -> FanOutStep {
         try await write(pushes, handOff)

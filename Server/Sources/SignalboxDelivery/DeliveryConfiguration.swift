@@ -2,10 +2,11 @@ import SignalboxAPNs
 
 /// How events are fanned out and pushes delivered.
 public struct DeliveryConfiguration: Sendable {
-    /// Installations planned per fan-out step (one transaction each).
-    public var fanOutBatch = 1_000
+    /// Installations planned per fan-out step (one transaction each). With `maxInFlight`, small enough that another
+    /// app's push waits behind a short queue, large enough to keep a large event's rate (docs/performance.md, issue 29).
+    public var fanOutBatch = 500
     /// Pushes sent at once.
-    public var maxInFlight = 2_000
+    public var maxInFlight = 1_000
     /// Pushes claimed from the outbox per query.
     public var claimBatch = 1_000
     /// First retry delay after a sporadic 5xx or a lost answer; doubles per attempt, with jitter (`apns.md` §2.4).

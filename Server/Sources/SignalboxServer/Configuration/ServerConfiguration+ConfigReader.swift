@@ -35,17 +35,14 @@ extension ServerConfiguration {
         }
         defaultLeaseSeconds = try read.int("leaseSeconds", default: defaultLeaseSeconds, in: 1...315_360_000)
 
-        // On the embedded SQLite, half the slots and half-size pages keep a large event's rate and shorten the queue
-        // another app's push waits behind; on PostgreSQL the smaller pages cost rate (docs/performance.md, issue 29).
-        let embedded = database == nil
-        delivery.maxInFlight = try read.int("delivery.maxInFlight", default: embedded ? 1_000 : delivery.maxInFlight, in: 1...1_000_000)
+        delivery.maxInFlight = try read.int("delivery.maxInFlight", default: delivery.maxInFlight, in: 1...1_000_000)
         delivery.retryBase = try read.milliseconds("delivery.retryBaseMs", default: delivery.retryBase)
         delivery.retryCap = try read.milliseconds("delivery.retryCapMs", default: delivery.retryCap)
         delivery.circuitBreaker.openFor = try read.milliseconds("delivery.apnsPauseMs", default: delivery.circuitBreaker.openFor)
         delivery.eventRetention = try read.seconds("delivery.eventRetentionDays", default: delivery.eventRetention, unit: 86_400)
         delivery.fanOutAttempts = try read.int("delivery.fanOutAttempts", default: delivery.fanOutAttempts, in: 1...1_000)
         delivery.claimLease = try read.seconds("delivery.claimLeaseSeconds", default: delivery.claimLease)
-        delivery.fanOutBatch = try read.int("delivery.fanOutBatch", default: embedded ? 500 : delivery.fanOutBatch, in: 1...10_000)
+        delivery.fanOutBatch = try read.int("delivery.fanOutBatch", default: delivery.fanOutBatch, in: 1...10_000)
 
         deliveryLog.retention = try read.seconds("deliveryLog.days", default: deliveryLog.retention, unit: 86_400)
         deliveryLog.maxLinesPerApp = try read.int("deliveryLog.maxLines", default: deliveryLog.maxLinesPerApp, in: 0...100_000_000)

@@ -100,6 +100,23 @@ struct Handoff {
         return count
     }
 
+    /// Handed-off pushes going back to pending (a retry, a paused app): new outbox rows, by event and kind.
+    struct Retries {
+        private var byOrigin: [String: InsertRounds] = [:]
+
+        mutating func add(_ push: OutboxPush, at due: Date, attempts: Int) {
+            let origin = OutboxRows.Origin(appId: push.appId, eventId: push.eventId, eventCreatedAt: push.eventCreatedAt.milliseconds, kind: push.kind)
+            byOrigin[push.eventId + "\u{0}" + push.kind.rawValue, default: InsertRounds(origin)].append(
+                id: PushIds.next(), installationId: push.installationId, token: push.token, environment: push.environment,
+                payload: push.payload, due: due.milliseconds, attempts: attempts
+            )
+        }
+
+        func insert(_ db: any SQLDatabase, _ backend: SQLBackend) async throws {
+            for key in byOrigin.keys.sorted() { _ = try await byOrigin[key]?.insert(db, backend) }
+        }
+    }
+
     /// Pushes still to settle in handoffs, of one app or of all.
     static func remaining(appId: String?) -> SQLQueryString {
         let app: SQLQueryString = appId.map { " WHERE app_id = \(bind: $0)" } ?? ""

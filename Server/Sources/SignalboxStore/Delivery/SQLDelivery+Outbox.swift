@@ -80,18 +80,14 @@ extension SQLDelivery {
             // Pushes in a handoff are settled there first; those going back to pending get new outbox rows.
             let inHandoffs = try await Handoff.settle(db, self.backend, owner: owner, completions.map(\.push.id))
             held.formUnion(inHandoffs)
-            var requeued: [String: InsertRounds] = [:]  // by event and kind
+            var retries = Handoff.Retries()
             for completion in completions.sorted(by: { $0.push.id < $1.push.id }) {
                 let push = completion.push
                 switch PushLife.step(for: completion.result) {
                 case .backToPending(let at, let usesAttempt, let logged):
                     if Handoff.position(ofPush: push.id) != nil {
                         guard inHandoffs.contains(push.id) else { continue }
-                        let origin = OutboxRows.Origin(appId: push.appId, eventId: push.eventId, eventCreatedAt: push.eventCreatedAt.milliseconds, kind: push.kind)
-                        requeued[push.eventId + "\u{0}" + push.kind.rawValue, default: InsertRounds(origin)].append(
-                            id: PushIds.next(), installationId: push.installationId, token: push.token, environment: push.environment,
-                            payload: push.payload, due: at.milliseconds, attempts: push.attempts + (usesAttempt ? 1 : 0)
-                        )
+                        retries.add(push, at: at, attempts: push.attempts + (usesAttempt ? 1 : 0))
                     } else {
                         guard try await Self.returnToPending(db, push, at: at, usedAttempt: usesAttempt, heldBy: owner) else { continue }
                         held.insert(push.id)
@@ -101,7 +97,7 @@ extension SQLDelivery {
                     finishing.append((completion, check))
                 }
             }
-            for key in requeued.keys.sorted() { _ = try await requeued[key]?.insert(db, self.backend) }
+            try await retries.insert(db, self.backend)
             let rowIds = finishing.map(\.completion.push.id).filter { Handoff.position(ofPush: $0) == nil }
             for chunk in rowIds.chunked(1_000) {
                 for row in try await db.raw("""

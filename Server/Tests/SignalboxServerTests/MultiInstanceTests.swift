@@ -84,7 +84,7 @@ import Testing
         first.kill()
         // What may be sent twice: pushes claimed and not yet recorded when the process died (counted for both
         // instances, so an upper bound): sent or being sent, or answered and waiting for the next recording.
-        func unrecorded() throws -> Int { Int(try TestDatabases.psql(database, "SELECT (SELECT COUNT(*) FROM outbox WHERE state = 'sending') + (SELECT COALESCE(SUM(remaining), 0) FROM handoffs)")) ?? 0 }
+        func unrecorded() throws -> Int { Int(try TestDatabases.psql(database, "SELECT (SELECT COUNT(*) FROM outbox WHERE state = 'sending') + (SELECT COALESCE(SUM(LENGTH(settled) - LENGTH(REPLACE(settled, '0', ''))), 0) FROM handoffs)")) ?? 0 }
         var atRisk = try unrecorded()
         let planned = try await status()["matched"] as? Int ?? 0
         print("multi.kill1_matched=\(planned) of \(total)")

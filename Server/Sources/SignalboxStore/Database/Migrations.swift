@@ -271,7 +271,7 @@ enum Migrations {
             CREATE TABLE handoffs (
                 handoff_id TEXT PRIMARY KEY, app_id TEXT NOT NULL, event_id TEXT NOT NULL, kind TEXT NOT NULL,
                 event_created_at BIGINT NOT NULL, claimed_by TEXT NOT NULL, lease_until BIGINT NOT NULL,
-                remaining INTEGER NOT NULL, settled TEXT NOT NULL, pushes TEXT NOT NULL)
+                settled TEXT NOT NULL, pushes TEXT NOT NULL)
             """,
         ],
     ]

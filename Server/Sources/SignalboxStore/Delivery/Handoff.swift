@@ -8,7 +8,7 @@ import SignalboxModel
 /// pushes become pending outbox rows, so a crash loses none of them.
 struct Handoff {
     let id = PushIds.next()
-    private(set) var count = 0
+    private var count = 0
     /// installation id, token, environment, payload.
     private var pushes = JSONRows(columns: 4)
 
@@ -26,9 +26,9 @@ struct Handoff {
     func insert(_ db: any SQLDatabase, _ origin: OutboxRows.Origin, claim: Claim) async throws {
         guard count > 0 else { return }
         try await db.raw("""
-            INSERT INTO handoffs (handoff_id, app_id, event_id, kind, event_created_at, claimed_by, lease_until, remaining, settled, pushes)
+            INSERT INTO handoffs (handoff_id, app_id, event_id, kind, event_created_at, claimed_by, lease_until, settled, pushes)
             VALUES (\(bind: id), \(bind: origin.appId), \(bind: origin.eventId), \(bind: origin.kind.rawValue), \(bind: origin.eventCreatedAt),
-                \(bind: claim.owner), \(bind: claim.leaseUntil), \(bind: count), \(bind: String(repeating: "0", count: count)), \(bind: pushes.text))
+                \(bind: claim.owner), \(bind: claim.leaseUntil), \(bind: String(repeating: "0", count: count)), \(bind: pushes.text))
             """).run()
     }
 
@@ -49,24 +49,22 @@ struct Handoff {
         guard !byHandoff.isEmpty else { return [] }
         let lock: SQLQueryString = backend == .postgres ? " FOR UPDATE" : ""
         let rows = try await db.raw("""
-            SELECT handoff_id, remaining, settled FROM handoffs
+            SELECT handoff_id, settled FROM handoffs
             WHERE \(backend.among("handoff_id", byHandoff.keys.sorted())) AND claimed_by = \(bind: owner) ORDER BY handoff_id\(lock)
             """).all()
         var settledNow: Set<String> = []
         for row in rows {
             let handoff = try row.decode(column: "handoff_id", as: String.self)
-            var remaining = try row.decode(column: "remaining", as: Int.self)
             var settled = Array(try row.decode(column: "settled", as: String.self).utf8)
             for push in byHandoff[handoff] ?? [] where settled.indices.contains(push.index) && settled[push.index] == UInt8(ascii: "0") {
                 settled[push.index] = UInt8(ascii: "1")
-                remaining -= 1
                 settledNow.insert(push.id)
             }
-            if remaining <= 0 {
+            if !settled.contains(UInt8(ascii: "0")) {
                 try await db.raw("DELETE FROM handoffs WHERE handoff_id = \(bind: handoff)").run()
             } else {
                 try await db.raw("""
-                    UPDATE handoffs SET remaining = \(bind: remaining), settled = \(bind: String(decoding: settled, as: UTF8.self))
+                    UPDATE handoffs SET settled = \(bind: String(decoding: settled, as: UTF8.self))
                     WHERE handoff_id = \(bind: handoff)
                     """).run()
             }
@@ -117,9 +115,9 @@ struct Handoff {
         }
     }
 
-    /// Pushes still to settle in handoffs, of one app or of all.
+    /// Pushes still to settle in handoffs (the '0's of `settled`), of one app or of all.
     static func remaining(appId: String?) -> SQLQueryString {
         let app: SQLQueryString = appId.map { " WHERE app_id = \(bind: $0)" } ?? ""
-        return "(SELECT COALESCE(SUM(remaining), 0) FROM handoffs\(app))"
+        return "(SELECT COALESCE(SUM(LENGTH(settled) - LENGTH(REPLACE(settled, '0', ''))), 0) FROM handoffs\(app))"
     }
 }

@@ -21,12 +21,8 @@ struct OutboxRows {
     private var payloads: [String] = []
     private var dues: [Int64] = []
     private var attempts: [Int] = []
-    /// The coalescing keys of the rows, which one insert must not repeat (see `InsertRounds`).
-    private(set) var keys: Set<String> = []
 
     init(_ origin: Origin) { self.origin = origin }
-
-    var isEmpty: Bool { ids.isEmpty }
 
     mutating func append(id: String, installationId: String, token: String, environment: Environment, payload: String, due: Int64, attempts: Int = 0) {
         ids.append(id)
@@ -36,7 +32,6 @@ struct OutboxRows {
         payloads.append(payload)
         dues.append(due)
         self.attempts.append(attempts)
-        keys.insert(PlannedPush.coalescingKey(token: token, payload: payload))
     }
 
     /// Inserts the rows, and attaches the event to each pending twin that absorbed one of them.
@@ -105,23 +100,24 @@ struct OutboxRows {
 /// a row and absorb another into it (PostgreSQL refuses, and SQLite's returned ids would not tell the twin).
 struct InsertRounds {
     let origin: OutboxRows.Origin
-    private(set) var rounds: [OutboxRows] = []
+    private var rounds: [(rows: OutboxRows, keys: Set<String>)] = []
 
     init(_ origin: OutboxRows.Origin) { self.origin = origin }
 
     mutating func append(id: String, installationId: String, token: String, environment: Environment, payload: String, due: Int64, attempts: Int) {
         let key = PlannedPush.coalescingKey(token: token, payload: payload)
         let round = rounds.firstIndex { !$0.keys.contains(key) } ?? {
-            rounds.append(OutboxRows(origin))
+            rounds.append((OutboxRows(origin), []))
             return rounds.count - 1
         }()
-        rounds[round].append(id: id, installationId: installationId, token: token, environment: environment, payload: payload, due: due, attempts: attempts)
+        rounds[round].keys.insert(key)
+        rounds[round].rows.append(id: id, installationId: installationId, token: token, environment: environment, payload: payload, due: due, attempts: attempts)
     }
 
     /// - Returns: how many rows were absorbed.
     func insert(_ db: any SQLDatabase, _ backend: SQLBackend) async throws -> Int {
         var absorbed = 0
-        for round in rounds { absorbed += try await round.insert(db, backend) }
+        for round in rounds { absorbed += try await round.rows.insert(db, backend) }
         return absorbed
     }
 }

@@ -179,7 +179,7 @@ final class ConnectionPool: Sendable {
 
     /// Opens a connection on each event loop that has no usable one (up to `maxConnectionsPerLane`), one after
     /// the other, unless one is opening or a failed connect asks to wait: senders on every loop then find one of
-    /// their own, as they do after a first event (one opened ahead was not enough, docs/performance.md).
+    /// their own from the first push (docs/performance.md).
     func warm() {
         state.withLock { state in
             guard !state.closed, state.opening == nil, ContinuousClock.now >= state.nextConnectAllowed,

@@ -52,7 +52,8 @@ extension Dispatcher {
     func finished(_ completion: PushCompletion, _ results: ResultBuffer) {
         let stillSending = results.finished(completion)
         if stillSending == 0 || stillSending == configuration.maxInFlight - worthClaiming { signals.outbox.signal() }
-        if stillSending == max(0, configuration.maxInFlight - configuration.fanOutBatch) { signals.room.signal() }
+        // A lone app's next page fits its hand-off limit from here on (`FanOutService.reserveRoom`).
+        if stillSending == max(0, FairShare.handOffLimit(configuration.maxInFlight, apps: 1) - configuration.fanOutBatch) { signals.room.signal() }
     }
 
     private func report(_ report: LifecycleReport) async {

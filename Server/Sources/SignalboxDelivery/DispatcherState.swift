@@ -13,6 +13,10 @@ final class ResultBuffer: Sendable {
             let now = inFlightByApp[app, default: 0] + count
             inFlightByApp[app] = now > 0 ? now : nil
         }
+
+        func room(app: String, limit: Int, appLimit: Int) -> Int {
+            min(limit - inFlight, appLimit - inFlightByApp[app, default: 0])
+        }
     }
 
     private let state = Mutex(State())
@@ -33,10 +37,15 @@ final class ResultBuffer: Sendable {
     /// - Returns: how many were counted.
     func reserve(upTo count: Int, app: String, limit: Int, appLimit: Int) -> Int {
         state.withLock { state in
-            let granted = max(0, min(count, limit - state.inFlight, appLimit - state.inFlightByApp[app, default: 0]))
+            let granted = max(0, min(count, state.room(app: app, limit: limit, appLimit: appLimit)))
             state.add(granted, app: app)
             return granted
         }
+    }
+
+    /// How many pushes of `app` could be counted now within `limit` in all and `appLimit` for the app.
+    func room(app: String, limit: Int, appLimit: Int) -> Int {
+        state.withLock { $0.room(app: app, limit: limit, appLimit: appLimit) }
     }
 
     /// Gives back slots reserved for `app` but not used.

@@ -152,7 +152,9 @@ public struct FanOutService: Service {
         let started = ContinuousClock.now
         let step: FanOutStep
         do {
-            step = try await store.fanOutStep(eventId: event.id, batchSize: pageSize, now: now(), handOff: reserved, urgent: first)
+            step = try await store.fanOutStep(
+                eventId: event.id, batchSize: pageSize, fullPage: configuration.fanOutBatch, now: now(), handOff: reserved, urgent: first
+            )
         } catch {
             signals.results.release(reserved, app: event.appId)
             throw error
@@ -168,19 +170,21 @@ public struct FanOutService: Service {
     }
 
     /// Reserves in-flight slots for a page's pushes due now. Alone, the app waits up to a second for a page's
-    /// worth, unless an event arrives meanwhile (nil: plan the round again); while other apps fan out it takes
+    /// worth within its own limit (what a page cannot hand off is stored pending and claimed: two more writes per
+    /// push), unless an event arrives meanwhile (nil: plan the round again); while other apps fan out it takes
     /// what is free within its share at once (waiting would hold up their turns).
     private func reserveRoom(appId: String, pageSize: Int, apps: Int, accepted: Int) async -> Int? {
         let limit = signals.handOffLimit.load(ordering: .acquiring)
         guard limit > 0, signals.pauses.active(at: now())[appId] == nil else { return 0 }
+        let appLimit = FairShare.handOffLimit(limit, apps: apps)
         if apps <= 1 {
             let deadline = ContinuousClock.now + .seconds(1)
             // A ring can be stale (room taken since): look again after each.
-            while limit - signals.results.inFlight < min(pageSize, limit), ContinuousClock.now < deadline {
+            while signals.results.room(app: appId, limit: limit, appLimit: appLimit) < min(pageSize, appLimit), ContinuousClock.now < deadline {
                 guard signals.eventsAccepted.load(ordering: .acquiring) == accepted else { return nil }
                 await signals.room.wait(upTo: deadline - ContinuousClock.now)
             }
         }
-        return signals.results.reserve(upTo: pageSize, app: appId, limit: limit, appLimit: FairShare.handOffLimit(limit, apps: apps))
+        return signals.results.reserve(upTo: pageSize, app: appId, limit: limit, appLimit: appLimit)
     }
 }

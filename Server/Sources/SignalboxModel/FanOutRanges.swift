@@ -18,6 +18,14 @@ public enum FanOutRanges {
         }
     }
 
+    /// The installations per range when `installations` are cut into `ranges` planned in pages of `batchSize`: an
+    /// even cut rounded up to whole pages, so that no range ends in a short page (a step of its own for a few pushes).
+    public static func length(installations: Int, ranges: Int, batchSize: Int) -> Int {
+        let even = (installations + max(1, ranges) - 1) / max(1, ranges)
+        let page = max(1, batchSize)
+        return max(page, (even + page - 1) / page * page)
+    }
+
     /// The number of ranges over an app's `installations` (the ids are cut, whatever the audience) planned in pages of
     /// `batchSize`; 0 or 1 means no split.
     public static func count(installations: Int, batchSize: Int) -> Int {

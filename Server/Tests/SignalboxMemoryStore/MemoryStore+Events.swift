@@ -60,7 +60,7 @@ extension MemoryStore: DeliveryStore {
     }
 
     public func fanOutPage(
-        eventId: String, batchSize: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+        eventId: String, batchSize: Int, fullPage: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
     ) async throws -> FanOutStep {
         let read = withState { state -> (event: EventRecord, cursor: String, page: [FanOutCandidate], last: String?, finished: Bool)? in
             guard let event = state.events[eventId], event.plannable else { return nil }

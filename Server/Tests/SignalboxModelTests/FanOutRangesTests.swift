@@ -17,6 +17,17 @@ import Testing
         #expect(FanOutRanges.count(installations: installations, batchSize: batch) == ranges)
     }
 
+    @Test(arguments: [
+        (installations: 100_000, ranges: 20, batch: 500, length: 5_000),
+        (100_000, 64, 500, 2_000),  // 1,563 rounded up to whole pages: 50 ranges
+        (3_000, 3, 100, 1_000),
+        (3_001, 3, 100, 1_100),
+        (10, 4, 100, 100),
+    ])
+    func rangesAreWholePages(installations: Int, ranges: Int, batch: Int, length: Int) {
+        #expect(FanOutRanges.length(installations: installations, ranges: ranges, batchSize: batch) == length)
+    }
+
     @Test func onlyOpenAudiencesAreSplit() {
         #expect(FanOutRanges.splittable(.all))
         #expect(FanOutRanges.splittable(.channels(["home:42"])))

@@ -198,11 +198,11 @@ final class HookedStepStore: DeliveryStore, Sendable {
     var listings: Int { listed.withLock { $0 } }
 
     func fanOutPage(
-        eventId: String, batchSize: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+        eventId: String, batchSize: Int, fullPage: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
     ) async throws -> FanOutStep {
         counts.withLock { $0[eventId, default: 0] += 1 }
         try await before(eventId)
-        return try await base.fanOutPage(eventId: eventId, batchSize: batchSize, now: now, urgent: urgent, step)
+        return try await base.fanOutPage(eventId: eventId, batchSize: batchSize, fullPage: fullPage, now: now, urgent: urgent, step)
     }
 
     func pushIntervals(appId: String) async throws -> [PushKind: Int] { try await base.pushIntervals(appId: appId) }

@@ -18,9 +18,10 @@ public protocol DeliveryStore: Sendable {
     /// transaction: `step` plans the page and stores the pushes through `FanOutPage.store`. Without a page to plan
     /// (the event is finished, another instance holds it, or this call only prepared it), `step` is not called
     /// and the answer says which (`finished`, `busy`, neither). `urgent`: an event's first pushes wait for this page;
-    /// a store whose transactions take turns runs it ahead of queued background work.
+    /// a store whose transactions take turns runs it ahead of queued background work. `fullPage`: the size of the
+    /// event's later pages (its first ones are smaller), in whole pages of which a large fan-out is cut into ranges.
     func fanOutPage(
-        eventId: String, batchSize: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+        eventId: String, batchSize: Int, fullPage: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
     ) async throws -> FanOutStep
     /// Gives up an event's fan-out: state `failed` with `reason` (and an `event.failed` lifecycle event at `now`).
     /// Pushes it already stored are still delivered.

@@ -7,7 +7,7 @@ import SignalboxModel
 /// the same transaction.
 extension SQLDelivery {
     public func fanOutPage(
-        eventId: String, batchSize: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+        eventId: String, batchSize: Int, fullPage: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
     ) async throws -> FanOutStep {
         let claim = Claim(owner: database.owner, leaseUntil: (now + database.claimLease.seconds).milliseconds)
         let backend = backend
@@ -31,7 +31,7 @@ extension SQLDelivery {
                     splitLater = true
                 } else if try row.decode(column: "fan_out_ranges", as: Int.self) == Self.splitAfterFirstPage {
                     let cursor = try row.decodeNil(column: "fan_out_cursor") ? "" : try row.decode(column: "fan_out_cursor", as: String.self)
-                    if try await Self.split(db, event: try Self.event(row), after: cursor, batchSize: batchSize) {
+                    if try await Self.split(db, event: try Self.event(row), after: cursor, batchSize: fullPage) {
                         return FanOutStep(planned: 0, coalesced: 0, finished: false)
                     }
                     try await db.raw("UPDATE events SET fan_out_ranges = 0 WHERE event_id = \(bind: eventId)").run()

@@ -38,7 +38,8 @@ extension SQLDelivery {
             SELECT installation_id FROM (
                 SELECT installation_id, row_number() OVER (ORDER BY installation_id) AS n FROM installations
                 WHERE app_id = \(bind: event.appId) AND installation_id > \(bind: cursor)
-            ) AS q WHERE n % \(bind: total / ranges) = 0 ORDER BY installation_id LIMIT \(bind: ranges - 1)
+            ) AS q WHERE n % \(bind: FanOutRanges.length(installations: total, ranges: ranges, batchSize: batchSize)) = 0
+            ORDER BY installation_id LIMIT \(bind: ranges - 1)
             """).all().map { try $0.decode(column: "installation_id", as: String.self) }
         let lowers = [cursor] + bounds
         let rows = lowers.indices.map { index -> SQLQueryString in

@@ -24,7 +24,7 @@ public struct ChangeListener: Service {
                     try await notifier.listenForChanges { [signals] change in
                         switch change {
                         case .eventAccepted: signals.eventAccepted()
-                        case .pushesQueued: signals.outbox.signal()
+                        case .pushesQueued: signals.pushesQueued()
                         }
                     }
                     return  // nothing to listen to (one process owns the storage)

@@ -15,15 +15,25 @@ public final class DeliverySignals: Sendable {
     let results = ResultBuffer()
     /// Pushes the fan-out stored already claimed, waiting for the dispatcher to send them.
     let handedOff = HandedOffPushes()
-    /// How many pushes may be in flight, published by the dispatcher once it has released the claims of the
-    /// previous process (before that, or without a dispatcher, 0: nothing is handed off).
+    /// How many pushes may be in flight, handed off included (`Dispatcher.handOffLimit`), published by the
+    /// dispatcher once it has released the claims of the previous process (before that, or without a dispatcher, 0:
+    /// nothing is handed off).
     let handOffLimit = Atomic<Int>(0)
+    /// Set when pushes may have become due to claim (stored pending, or back to pending): the dispatcher claims then,
+    /// or when the earliest pending push falls due, not each time sends finish.
+    let pushesStored = Atomic<Bool>(true)
 
     /// Events accepted so far: a lone app's fan-out waiting for room stops waiting when this changes, so a new
     /// event (perhaps another app's) is not held up behind that wait.
     let eventsAccepted = Atomic<Int>(0)
 
     public init() {}
+
+    /// Wakes the dispatcher for pushes stored pending (by this or another instance) or returned to pending.
+    func pushesQueued() {
+        pushesStored.store(true, ordering: .releasing)
+        outbox.signal()
+    }
 
     /// Wakes the fan-out for an event this or another instance accepted.
     public func eventAccepted() {

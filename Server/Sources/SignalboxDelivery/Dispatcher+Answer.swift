@@ -47,13 +47,15 @@ extension Dispatcher {
         }
     }
 
-    /// Counts a push's end and buffers its result; wakes a loop only when a claim or a fan-out page became worth
-    /// making (each wake-up has a cost).
+    /// Counts a push's end and buffers its result; wakes a loop only when a claim, a share of the handed-off pushes
+    /// or a fan-out page became worth making (each wake-up has a cost).
     func finished(_ completion: PushCompletion, _ results: ResultBuffer) {
-        let stillSending = results.finished(completion)
-        if stillSending == 0 || stillSending == configuration.maxInFlight - worthClaiming { signals.outbox.signal() }
+        let (inFlight, sending) = results.finished(completion)
+        if inFlight == 0 || inFlight == configuration.maxInFlight - worthClaiming || sending == configuration.maxInFlight - worthSending {
+            signals.outbox.signal()
+        }
         // A lone app's next page fits its hand-off limit from here on (`FanOutService.reserveRoom`).
-        if stillSending == max(0, FairShare.handOffLimit(configuration.maxInFlight, apps: 1) - configuration.fanOutBatch) { signals.room.signal() }
+        if inFlight == max(0, FairShare.handOffLimit(handOffLimit, apps: 1) - configuration.fanOutBatch) { signals.room.signal() }
     }
 
     private func report(_ report: LifecycleReport) async {

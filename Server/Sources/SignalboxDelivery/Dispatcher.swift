@@ -38,10 +38,15 @@ public struct Dispatcher: Service {
 
     /// The fewest free in-flight slots worth a claim.
     var worthClaiming: Int { max(1, min(configuration.claimBatch, configuration.maxInFlight) / 4) }
+    /// The fewest free sending slots worth starting handed-off pushes for.
+    var worthSending: Int { max(1, configuration.maxInFlight / 16) }
+    /// How many pushes may be in flight, handed off included: `maxInFlight` being sent, and a page more waiting
+    /// for them, so the fan-out plans its next page while the connections are full instead of after they drained.
+    var handOffLimit: Int { configuration.maxInFlight + configuration.fanOutBatch }
 
     public func run() async throws {
         try await store.releaseClaims(now: now())
-        signals.handOffLimit.store(configuration.maxInFlight, ordering: .releasing)
+        signals.handOffLimit.store(handOffLimit, ordering: .releasing)
         let results = signals.results
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
@@ -78,14 +83,21 @@ public struct Dispatcher: Service {
                 func startTasks(_ work: [TasklessSends.Work]) {
                     for finish in work { group.addTask(executorPreference: nextExecutor()) { await finish() } }
                 }
+                // When pending pushes may be due without anything stored meanwhile (now: the previous process's).
+                var claimDue = ContinuousClock.now
                 while !Task.isCancelled {
                     startTasks(sends.takeUnfinished())
-                    send(signals.handedOff.take())
+                    let ready = signals.handedOff.take(upTo: configuration.maxInFlight - results.sending)
+                    results.sendingHandedOff(ready.count)
+                    send(ready)
+                    if signals.pushesStored.exchange(false, ordering: .acquiringAndReleasing) { claimDue = min(claimDue, ContinuousClock.now) }
                     let free = configuration.maxInFlight - results.inFlight
-                    // Claim in sizeable batches: each claim is a statement on the one storage connection.
-                    guard free > 0, free >= worthClaiming || results.inFlight == 0 else {
-                        // Full: a finishing push rings when a claim is worth making.
-                        await signals.outbox.wait(upTo: .seconds(1))
+                    // Claim in sizeable batches: each claim is a statement on the storage connection; and only when
+                    // something may be due (a finished send alone makes nothing due).
+                    guard free > 0, free >= worthClaiming || results.inFlight == 0, ContinuousClock.now >= claimDue else {
+                        // Full, or nothing due: a finishing push rings when a claim or a send is worth making.
+                        let untilDue = claimDue - ContinuousClock.now
+                        await signals.outbox.wait(upTo: untilDue > .zero ? min(.seconds(1), untilDue) : .seconds(1))
                         continue
                     }
                     let paused = Set(signals.pauses.active(at: now()).keys)
@@ -105,7 +117,11 @@ public struct Dispatcher: Service {
                     results.started(claimed)
                     send(claimed)
                     // Nothing more due now: sleep until new pushes are stored or the next retry is due.
-                    if claimed.count < limit { await signals.outbox.wait(upTo: await idleWait(paused: paused)) }
+                    if claimed.count < limit {
+                        let wait = await idleWait(paused: paused)
+                        claimDue = ContinuousClock.now + wait
+                        await signals.outbox.wait(upTo: wait)
+                    }
                 }
                 // Shutting down: the group ends only after the pushes under way have finished.
                 while true {
@@ -140,6 +156,9 @@ public struct Dispatcher: Service {
             do {
                 let started = ContinuousClock.now
                 let summary = try await store.complete(completions, now: now())
+                if completions.contains(where: { if case .backToPending = PushLife.step(for: $0.result) { true } else { false } }) {
+                    signals.pushesQueued()
+                }
                 logger.debug("results recorded", metadata: ["count": "\(completions.count)", "took": "\(ContinuousClock.now - started)"])
                 if summary.tokensPruned > 0 { metrics.tokensPruned.increment(by: summary.tokensPruned) }
                 if summary.claimsLost > 0 {
@@ -183,6 +202,7 @@ public struct Dispatcher: Service {
             try? await Task.sleep(for: configuration.claimLease / 4)
             do {
                 let released = try await store.releaseClaims(now: now())
+                if released > 0 { signals.pushesQueued() }
                 if released > 0 { logger.warning("claims of a stopped instance taken over", metadata: ["count": "\(released)"]) }
             } catch where !Task.isCancelled {
                 logger.error("releasing ended claims failed", metadata: ["error": "\(error)"])

@@ -1,11 +1,13 @@
 import SignalboxModel
 import Synchronization
 
-/// Pushes being sent, in all and per app, and results waiting to be recorded.
+/// Pushes in flight (claimed or handed off, until answered), in all and per app; of those, the ones being sent; and
+/// results waiting to be recorded.
 final class ResultBuffer: Sendable {
     private struct State {
         var inFlight = 0
         var inFlightByApp: [String: Int] = [:]
+        var sending = 0
         var results: [PushCompletion] = []
 
         mutating func add(_ count: Int, app: String) {
@@ -23,15 +25,22 @@ final class ResultBuffer: Sendable {
 
     var inFlight: Int { state.withLock { $0.inFlight } }
 
+    /// Pushes started and not answered yet.
+    var sending: Int { state.withLock { $0.sending } }
+
     /// Pushes in flight per app (apps with none are absent).
     var inFlightByApp: [String: Int] { state.withLock { $0.inFlightByApp } }
 
-    /// Counts claimed pushes in flight.
+    /// Counts claimed pushes in flight and being sent.
     func started(_ pushes: [OutboxPush]) {
         state.withLock { state in
             for push in pushes { state.add(1, app: push.appId) }
+            state.sending += pushes.count
         }
     }
+
+    /// Counts handed-off pushes (in flight since their reservation) as being sent.
+    func sendingHandedOff(_ count: Int) { state.withLock { $0.sending += count } }
 
     /// Counts up to `count` pushes of `app` in flight without passing `limit` in all nor `appLimit` for the app.
     /// - Returns: how many were counted.
@@ -51,12 +60,13 @@ final class ResultBuffer: Sendable {
     /// Gives back slots reserved for `app` but not used.
     func release(_ count: Int, app: String) { state.withLock { $0.add(-count, app: app) } }
 
-    /// - Returns: how many pushes are still being sent.
-    func finished(_ completion: PushCompletion) -> Int {
+    /// - Returns: how many pushes are still in flight, and how many of them being sent.
+    func finished(_ completion: PushCompletion) -> (inFlight: Int, sending: Int) {
         state.withLock { state in
             state.add(-1, app: completion.push.appId)
+            state.sending -= 1
             state.results.append(completion)
-            return state.inFlight
+            return (state.inFlight, state.sending)
         }
     }
 
@@ -68,16 +78,39 @@ final class ResultBuffer: Sendable {
     }
 }
 
-/// Pushes stored already claimed by the fan-out (`FanOutStep.handedOff`), counted in flight, not yet sent.
+/// Pushes stored already claimed by the fan-out (`FanOutStep.handedOff`), counted in flight, not yet sent: up to a
+/// page more than the connections take at once waits here, so the next page is planned while they are full.
 final class HandedOffPushes: Sendable {
-    private let pushes = Mutex<[OutboxPush]>([])
+    /// Per app, in the order handed off; apps in the order they first handed off.
+    private let queues = Mutex<[(app: String, pushes: ArraySlice<OutboxPush>)]>([])
 
-    func add(_ handed: [OutboxPush]) { pushes.withLock { $0.append(contentsOf: handed) } }
+    func add(_ handed: [OutboxPush]) {
+        guard !handed.isEmpty else { return }
+        queues.withLock { queues in
+            for (app, pushes) in Dictionary(grouping: handed, by: \.appId) {
+                if let index = queues.firstIndex(where: { $0.app == app }) {
+                    queues[index].pushes.append(contentsOf: pushes)
+                } else {
+                    queues.append((app, pushes[...]))
+                }
+            }
+        }
+    }
 
-    func take() -> [OutboxPush] {
-        pushes.withLock { pushes in
-            defer { pushes = [] }
-            return pushes
+    /// Up to `count` pushes, the apps taking turns: a quiet app's push waiting here goes before a loud app's page.
+    func take(upTo count: Int) -> [OutboxPush] {
+        queues.withLock { queues in
+            var taken: [OutboxPush] = []
+            while taken.count < count, !queues.isEmpty {
+                let share = max(1, (count - taken.count) / queues.count)
+                for index in queues.indices where taken.count < count {
+                    let part = queues[index].pushes.prefix(min(share, count - taken.count))
+                    taken.append(contentsOf: part)
+                    queues[index].pushes.removeFirst(part.count)
+                }
+                queues.removeAll { $0.pushes.isEmpty }
+            }
+            return taken
         }
     }
 }

@@ -165,7 +165,11 @@ public struct FanOutService: Service {
             "event": "\(event.id)", "pushes": "\(step.planned)", "coalesced": "\(step.coalesced)",
             "handedOff": "\(step.handedOff.count)", "took": "\(ContinuousClock.now - started)", "finished": "\(step.finished)",
         ])
-        if step.planned > step.coalesced { signals.outbox.signal() }
+        if step.planned > step.coalesced + step.handedOff.count {
+            signals.pushesQueued()
+        } else if !step.handedOff.isEmpty {
+            signals.outbox.signal()
+        }
         return step.busy ? .busy : .planned
     }
 

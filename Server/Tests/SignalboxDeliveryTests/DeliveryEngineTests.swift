@@ -64,7 +64,7 @@ import Testing
     @Test func aPendingPushAbsorbsItsTwinAndCreditsBothEvents() async throws {
         let gate = Mutex(true)
         try await Engine.run(configure: {
-            $0.fanOutBatch = 50
+            $0.fanOutBatch = 10
             $0.maxInFlight = 10
         }, answer: { _, _ in
             while gate.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(2)) }
@@ -73,12 +73,13 @@ import Testing
             let tokens = try await engine.register(50)
             try await engine.post("e1")
             try await engine.post("e2")
-            // Ten pushes of e1 are held by APNs; everything else of both events is planned behind them.
+            // Ten pushes of e1 are held by APNs, up to a page more waits for them claimed (`Dispatcher.handOffLimit`);
+            // everything else of both events is planned behind them.
             try await engine.waitUntil("both events planned") {
                 try await engine.status("e2")?.matched == 50 && engine.apns.counts.count == 10
             }
             let coalesced = try #require(try await engine.status("e2")?.coalesced)
-            #expect(coalesced == 40, "e2's pushes to the forty pending tokens were absorbed")
+            #expect((30...40).contains(coalesced), "e2's pushes to the thirty to forty pending tokens were absorbed, not \(coalesced)")
             gate.withLock { $0 = false }
             let first = try await engine.waitUntilDone("e1")
             let second = try await engine.waitUntilDone("e2")

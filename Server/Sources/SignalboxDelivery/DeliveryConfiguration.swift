@@ -7,6 +7,10 @@ public struct DeliveryConfiguration: Sendable {
     public var fanOutBatch = 500
     /// Pushes sent at once.
     public var maxInFlight = 1_000
+    /// Pushes that may wait handed off beyond `maxInFlight`, so that a fan-out plans its next page while the
+    /// connections are full. Off by default: with the connections always full, another app's push waits longer
+    /// (docs/performance.md, issue 29); a deployment with one tenant may set it to `fanOutBatch`.
+    public var handOffAhead = 0
     /// Pushes claimed from the outbox per query.
     public var claimBatch = 1_000
     /// First retry delay after a sporadic 5xx or a lost answer; doubles per attempt, with jitter (`apns.md` §2.4).

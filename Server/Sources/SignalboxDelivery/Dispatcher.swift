@@ -40,9 +40,9 @@ public struct Dispatcher: Service {
     var worthClaiming: Int { max(1, min(configuration.claimBatch, configuration.maxInFlight) / 4) }
     /// The fewest free sending slots worth starting handed-off pushes for.
     var worthSending: Int { max(1, configuration.maxInFlight / 16) }
-    /// How many pushes may be in flight, handed off included: `maxInFlight` being sent, and a page more waiting
-    /// for them, so the fan-out plans its next page while the connections are full instead of after they drained.
-    var handOffLimit: Int { configuration.maxInFlight + configuration.fanOutBatch }
+    /// How many pushes may be in flight, handed off included: `maxInFlight` being sent, and `handOffAhead` more
+    /// waiting for them.
+    var handOffLimit: Int { configuration.maxInFlight + configuration.handOffAhead }
 
     public func run() async throws {
         try await store.releaseClaims(now: now())

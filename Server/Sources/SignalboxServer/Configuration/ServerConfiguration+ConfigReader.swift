@@ -8,7 +8,7 @@ extension ServerConfiguration {
     ///
     /// Keys: `host`, `port`, `dataDir`, `database`, `adminKey`, `masterKey`, `metricsKey`, `leaseSeconds`;
     /// `delivery.maxInFlight`, `delivery.retryBaseMs`, `delivery.retryCapMs`, `delivery.apnsPauseMs`,
-    /// `delivery.eventRetentionDays`, `delivery.fanOutAttempts`, `delivery.claimLeaseSeconds`, `delivery.fanOutBatch`; `deliveryLog.days`, `deliveryLog.maxLines`; `quotas.maxInstallationsPerUser`,
+    /// `delivery.eventRetentionDays`, `delivery.fanOutAttempts`, `delivery.claimLeaseSeconds`, `delivery.fanOutBatch`, `delivery.handOffAhead`; `deliveryLog.days`, `deliveryLog.maxLines`; `quotas.maxInstallationsPerUser`,
     /// `quotas.maxEnumeratorsPerInstallation`; `connections.headerTimeout`, `connections.bodyTimeout`,
     /// `connections.idleTimeout` (seconds), `connections.maxConnections`; `tls.certificate`, `tls.key`; `webhooks.*`
     /// (`WebhookConfiguration.read`).
@@ -43,6 +43,7 @@ extension ServerConfiguration {
         delivery.fanOutAttempts = try read.int("delivery.fanOutAttempts", default: delivery.fanOutAttempts, in: 1...1_000)
         delivery.claimLease = try read.seconds("delivery.claimLeaseSeconds", default: delivery.claimLease)
         delivery.fanOutBatch = try read.int("delivery.fanOutBatch", default: delivery.fanOutBatch, in: 1...10_000)
+        delivery.handOffAhead = try read.int("delivery.handOffAhead", default: delivery.handOffAhead, in: 0...1_000_000)
 
         deliveryLog.retention = try read.seconds("deliveryLog.days", default: deliveryLog.retention, unit: 86_400)
         deliveryLog.maxLinesPerApp = try read.int("deliveryLog.maxLines", default: deliveryLog.maxLinesPerApp, in: 0...100_000_000)

@@ -202,8 +202,10 @@ public struct Dispatcher: Service {
             try? await Task.sleep(for: configuration.claimLease / 4)
             do {
                 let released = try await store.releaseClaims(now: now())
-                if released > 0 { signals.pushesQueued() }
-                if released > 0 { logger.warning("claims of a stopped instance taken over", metadata: ["count": "\(released)"]) }
+                if released > 0 {
+                    signals.pushesQueued()
+                    logger.warning("claims of a stopped instance taken over", metadata: ["count": "\(released)"])
+                }
             } catch where !Task.isCancelled {
                 logger.error("releasing ended claims failed", metadata: ["error": "\(error)"])
             } catch {

@@ -78,8 +78,8 @@ final class ResultBuffer: Sendable {
     }
 }
 
-/// Pushes stored already claimed by the fan-out (`FanOutStep.handedOff`), counted in flight, not yet sent: up to a
-/// page more than the connections take at once waits here, so the next page is planned while they are full.
+/// Pushes stored already claimed by the fan-out (`FanOutStep.handedOff`), counted in flight, not yet sent: those
+/// beyond `maxInFlight` (up to `handOffAhead`) wait here for the connections.
 final class HandedOffPushes: Sendable {
     /// Per app, in the order handed off; apps in the order they first handed off.
     private let queues = Mutex<[(app: String, pushes: ArraySlice<OutboxPush>)]>([])

@@ -111,28 +111,33 @@ import Testing
             let settings = "/v1/apps/\(app.id)/delivery"
             let rejected = try await harness.api.call(.put, settings, key: Harness.adminKey, json: #"{"minimumIntervalSeconds":{"voip":5}}"#)
             #expect(rejected.status == 400 && rejected.errorCode == "invalid_field")
-            let saved = try await harness.api.call(.put, settings, key: Harness.adminKey, json: #"{"minimumIntervalSeconds":{"widgets":10}}"#)
-            #expect((saved.json?["minimumIntervalSeconds"] as? [String: Int]) == ["widgets": 10, "controls": 0, "fileprovider": 0])
+            // Widgets held for an hour, so an event posted meanwhile is absorbed however slowly this run goes; controls
+            // held for two seconds, to see a held push go out once its interval has passed.
+            let saved = try await harness.api.call(.put, settings, key: Harness.adminKey, json: #"{"minimumIntervalSeconds":{"widgets":3600,"controls":2}}"#)
+            #expect((saved.json?["minimumIntervalSeconds"] as? [String: Int]) == ["widgets": 3600, "controls": 2, "fileprovider": 0])
             let base = "/v1/apps/\(app.id)/installations/w1"
             expectStatus(204, try await harness.api.call(.put, base, key: app.serverKey, json: #"{"channels":[]}"#))
             expectStatus(204, try await harness.api.call(.put, base + "/widgets", key: app.serverKey, json: #"{"pushToken":"e001","widgets":[{"kind":"Caffeine","family":"systemSmall","configuration":{}}]}"#))
-            let body = #"{"target":{"widgets":{"kinds":["Caffeine"]}},"audience":{"all":true}}"#
+            try await harness.registerControls(app, installation: "c1", controls: [(Self.door, "north", "a001")])
+            let widgets = #"{"target":{"widgets":{"kinds":["Caffeine"]}},"audience":{"all":true}}"#
 
-            _ = try await harness.waitUntilDone(app, event: try await harness.post(app, event: body))
-            let held = try await harness.post(app, event: body)
+            _ = try await harness.waitUntilDone(app, event: try await harness.post(app, event: widgets))
+            let held = try await harness.post(app, event: widgets)
             // Conditions that stay, not pauses: the held event's push is planned, then the next event is absorbed by it.
             func status(_ event: String) async throws -> [String: Any] {
                 try await harness.api.call(.get, "/v1/apps/\(app.id)/events/\(event)", key: app.serverKey).json ?? [:]
             }
             try await harness.waitFor("the held push to be planned") { try await status(held)["matched"] as? Int == 1 ? true : nil }
-            let absorbed = try await harness.post(app, event: body)
+            let absorbed = try await harness.post(app, event: widgets)
             try await harness.waitFor("the next event to be absorbed") { try await status(absorbed)["coalesced"] as? Int == 1 ? true : nil }
-            #expect(harness.acceptedTokens == ["e001": 1], "the second push waits for the interval")
-            #expect(try await harness.waitUntilDone(app, event: held)["delivered"] as? Int == 1)
-            #expect(try await harness.waitUntilDone(app, event: absorbed)["coalesced"] as? Int == 1)
-            #expect(harness.acceptedTokens == ["e001": 2])
-            let pushes = harness.simulator.acceptedPushes.map(\.receivedAt)
-            #expect(pushes[1].timeIntervalSince(pushes[0]) >= 9.9)
+            #expect(try await status(held)["state"] as? String != "done")
+
+            let controls = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
+            #expect(try await harness.waitUntilDone(app, event: try await harness.post(app, event: controls))["delivered"] as? Int == 1)
+            #expect(try await harness.waitUntilDone(app, event: try await harness.post(app, event: controls))["delivered"] as? Int == 1)
+            #expect(harness.acceptedTokens == ["e001": 1, "a001": 2], "the held widget push waits for its hour")
+            let controlPushes = harness.simulator.acceptedPushes.filter { $0.token == "a001" }.map(\.receivedAt)
+            #expect(controlPushes.count == 2 && controlPushes[1].timeIntervalSince(controlPushes[0]) >= 1.9)
         }
     }
 

@@ -28,6 +28,8 @@ struct SimulatorFixture {
             host: "127.0.0.1", port: simulator.port, trustRoots: .pem(simulator.certificatePEM)
         )
         transportConfiguration.reconnectBackoff = .milliseconds(20)
+        // A bound for a hang: a loaded run may take tens of seconds for a local TLS handshake.
+        transportConfiguration.connectTimeout = .seconds(120)
         adjust(&transportConfiguration)
         let transport = try HTTP2Transport(configuration: transportConfiguration, logger: logger)
         let tokens = ProviderTokenManager(key: key, now: tokenClock)

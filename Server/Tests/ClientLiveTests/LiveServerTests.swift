@@ -11,7 +11,8 @@ import SignalboxClientTesting
     final class Network: HTTPTransport {
         let online = Box(true)
         let sent = Box<[String]>([])
-        private let transport = URLSessionTransport(timeout: 10)
+        // A request cut by a timeout on a loaded run would be sent again: the limit is for a hang only.
+        private let transport = URLSessionTransport(timeout: 120)
 
         func send(_ request: HTTPRequestData) async throws -> HTTPResponseData {
             guard online.withLock({ $0 }) else { throw URLError(.notConnectedToInternet) }

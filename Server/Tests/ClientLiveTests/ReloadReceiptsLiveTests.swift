@@ -23,7 +23,7 @@ import FoundationNetworking
         let event = #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#
         let posted = try await LiveServer.call(server.base, "POST", "/v1/apps/\(server.appId)/events", key: server.serverKey, body: Data(event.utf8))
         let eventId = try #require(posted.json["eventId"] as? String)
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)  // a bound for a hang, not a window
         var delivered = 0
         while delivered == 0, Date() < deadline {
             delivered = try await LiveServer.call(server.base, "GET", "/v1/apps/\(server.appId)/events/\(eventId)", key: server.serverKey)

@@ -87,7 +87,7 @@ struct Engine {
     /// Waits until `condition` holds: a hang, not a slow run, reaches the limit. - Returns: whether it held.
     @discardableResult
     func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             if try await condition() { return true }
             try await Task.sleep(for: .milliseconds(2))

@@ -39,8 +39,9 @@ final class ChildProcess: Sendable {
     /// A test that lost its child (a thrown error before its `defer`) still ends it.
     deinit { OrphanGuard.stop(process, signal: SIGKILL) }
 
-    /// Waits for output matching `pattern` and returns its first capture group.
-    func waitFor(_ pattern: String, timeout: Duration = .seconds(30)) async throws -> String {
+    /// Waits for output matching `pattern` and returns its first capture group. - Throws: when `timeout` passes first
+    /// (a bound for a hang, not a window: a loaded run may take tens of seconds to start a process).
+    func waitFor(_ pattern: String, timeout: Duration = .seconds(120)) async throws -> String {
         let regex = try NSRegularExpression(pattern: pattern)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -61,8 +62,9 @@ final class ChildProcess: Sendable {
     /// Everything the process printed so far (stdout and stderr).
     var printed: String { output.withLock { $0.text } }
 
-    /// Waits for the process to end; its exit status, or `nil` when still running at the deadline.
-    func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
+    /// Waits for the process to end; its exit status, or `nil` when still running at the deadline (a bound for a
+    /// hang, not a window).
+    func waitForExit(timeout: Duration = .seconds(120)) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         return process.isRunning ? nil : process.terminationStatus

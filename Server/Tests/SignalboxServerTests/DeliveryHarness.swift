@@ -31,10 +31,12 @@ struct DeliveryHarness {
         configuration.delivery.retryBase = .milliseconds(20)
         configuration.delivery.retryCap = .milliseconds(200)
         configure(&configuration)
-        let transport = try HTTP2Transport(
-            configuration: .singleEndpoint(host: "127.0.0.1", port: simulator.port, trustRoots: .pem(simulator.certificatePEM)),
-            logger: Logger(label: "test.transport")
+        var transportConfiguration = HTTP2Transport.Configuration.singleEndpoint(
+            host: "127.0.0.1", port: simulator.port, trustRoots: .pem(simulator.certificatePEM)
         )
+        // A bound for a hang: a loaded run may take tens of seconds for a local TLS handshake.
+        transportConfiguration.connectTimeout = .seconds(120)
+        let transport = try HTTP2Transport(configuration: transportConfiguration, logger: Logger(label: "test.transport"))
         let app = try await buildApplication(
             configuration: configuration, transport: transport,
             onCredentialsLoaded: { simulator.register(publicKey: $0.publicKey, keyId: $0.keyId, teamId: $0.teamId) }, extensions: [Dashboard()],
@@ -70,8 +72,9 @@ struct DeliveryHarness {
         return try #require(reply.json?["eventId"] as? String)
     }
 
-    /// Polls the event until it is `done` (or `timeout` passes) and returns its last status.
-    func waitUntilDone(_ app: TestApp, event: String, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
+    /// Polls the event until it is `done` (or `timeout` passes) and returns its last status. The limit only ends a
+    /// hang (a loaded run takes tens of seconds for what takes milliseconds alone); the caller's expectations fail.
+    func waitUntilDone(_ app: TestApp, event: String, timeout: Duration = .seconds(120)) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let status = try #require(try await api.call(.get, "/v1/apps/\(app.id)/events/\(event)", key: app.serverKey).json)
@@ -82,7 +85,7 @@ struct DeliveryHarness {
 
     /// Polls `condition` until it gives a value. - Throws: when `timeout` passes first (a generous bound, not a window).
     @discardableResult
-    func waitFor<T>(_ what: String, timeout: Duration = .seconds(60), _ condition: () async throws -> T?) async throws -> T {
+    func waitFor<T>(_ what: String, timeout: Duration = .seconds(120), _ condition: () async throws -> T?) async throws -> T {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let value = try await condition() { return value }

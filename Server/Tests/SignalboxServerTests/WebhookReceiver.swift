@@ -67,8 +67,8 @@ final class WebhookReceiver: Sendable {
         }
     }
 
-    /// Waits until `condition` holds for what was received, for at most `timeout`.
-    func wait(timeout: Duration = .seconds(30), until condition: ([Delivery]) -> Bool) async throws -> [Delivery] {
+    /// Waits until `condition` holds for what was received, for at most `timeout` (a bound for a hang, not a window).
+    func wait(timeout: Duration = .seconds(120), until condition: ([Delivery]) -> Bool) async throws -> [Delivery] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let now = deliveries

@@ -78,14 +78,14 @@ import Testing
 
     @Test func anEventArrivingWhileAPushIsPendingIsAbsorbedIntoIt() async throws {
         try await DeliveryHarness.run(configure: {
-            // A wide window: under the parallel suite's load the second event's fan-out can come seconds after the
-            // retry is recorded; the retry must still be pending then.
-            $0.delivery.retryBase = .seconds(30)
-            $0.delivery.retryCap = .seconds(30)
+            // A wide window: under the parallel suite's load the second event's fan-out can come tens of seconds after
+            // the retry is recorded; the retry (60–120 s after it, with jitter) must still be pending then.
+            $0.delivery.retryBase = .seconds(120)
+            $0.delivery.retryCap = .seconds(120)
         }) { harness in
             let app = try await harness.api.createApp()
             try await harness.registerControls(app, installation: "phone", controls: [(Self.door, "north", "a001")])
-            // The first attempt fails, so the push waits 15–30 s as pending for its retry.
+            // The first attempt fails, so the push waits 60–120 s as pending for its retry.
             harness.simulator.script([.status(500, reason: "InternalServerError")])
             let body = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
             let first = try await harness.post(app, event: body)
@@ -97,7 +97,8 @@ import Testing
             }
             while try await !retryRecorded() { try await Task.sleep(for: .milliseconds(20)) }
             let second = try await harness.post(app, event: body)
-            let firstStatus = try await harness.waitUntilDone(app, event: first)
+            // The retry alone takes up to 120 s: the limit covers it with room for a loaded run.
+            let firstStatus = try await harness.waitUntilDone(app, event: first, timeout: .seconds(300))
             let secondStatus = try await harness.waitUntilDone(app, event: second)
             #expect(secondStatus["coalesced"] as? Int == 1)
             #expect(firstStatus["delivered"] as? Int == 1 && secondStatus["delivered"] as? Int == 1)
@@ -239,7 +240,7 @@ import Testing
                 try await harness.registerControls(app, installation: "i\(installation)", controls: [(Self.door, "north", token)])
             }
             let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#)
-            let status = try await harness.waitUntilDone(app, event: event, timeout: .seconds(60))
+            let status = try await harness.waitUntilDone(app, event: event)
             #expect(status["delivered"] as? Int == 100 && status["failed"] as? Int == 0, "\(status)")
             #expect(harness.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }), "each token exactly once")
             #expect(harness.simulator.stats.rejected.values.reduce(0, +) > 0, "faults were injected")
@@ -261,7 +262,7 @@ import Testing
                 try await harness.registerControls(app, installation: "i\(installation)", controls: controls)
             }
             let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#)
-            let status = try await harness.waitUntilDone(app, event: event, timeout: .seconds(60))
+            let status = try await harness.waitUntilDone(app, event: event)
             #expect(status["state"] as? String == "done")
             #expect(status["delivered"] as? Int == 300 && status["failed"] as? Int == 0)
             #expect(Set(harness.acceptedTokens.keys) == tokens)

@@ -159,8 +159,10 @@ import Testing
         defer { Task { await silent.close() } }
         try await DeliveryHarness.run(configure: { configuration in
             Self.configure(&configuration)
-            configuration.webhooks.requestTimeout = .seconds(60)
-            configuration.webhooks.claimLease = .seconds(120)
+            // The hung endpoint's requests end only after an hour: pushes that waited for them would not be done
+            // within the test's limits, however fast or slow the run.
+            configuration.webhooks.requestTimeout = .seconds(3600)
+            configuration.webhooks.claimLease = .seconds(7200)
             configuration.webhooks.maxConcurrent = 2
         }) { harness in
             let app = try await harness.api.createApp()
@@ -169,15 +171,13 @@ import Testing
             for (index, token) in tokens.enumerated() {
                 try await harness.registerControls(app, installation: "i\(index)", controls: [("door", "1", token)])
             }
-            let started = ContinuousClock.now
             for _ in 1...5 {
                 let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#)
                 #expect(try await harness.waitUntilDone(app, event: event)["state"] as? String == "done")
             }
-            let took = ContinuousClock.now - started
-            #expect(took < .seconds(10), "5 events of 20 pushes took \(took) with a hung webhook endpoint")
             #expect(harness.acceptedTokens.values.reduce(0, +) == 100)
-            // Their webhooks are still owed: two hang in flight, the rest wait.
+            // All five are done while their webhooks are still owed (two hang in flight, the rest wait): the pushes
+            // did not wait for the hung endpoint.
             let status = try #require(try await harness.api.call(.get, "/v1/apps/\(app.id)/webhooks/\(endpoint)", key: app.serverKey).json)
             #expect(status["backlog"] as? Int == 5 && status["lastSuccessAt"] == nil)
         }

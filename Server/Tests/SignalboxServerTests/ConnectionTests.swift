@@ -18,14 +18,15 @@ import Testing
 
     @Test func stalledRequestHeadIsClosedAfterTheHeaderTimeout() async throws {
         try await Self.withServer { server in
+            // Taken before the connection opens, so the server's timer starts after it whatever the load.
+            let start = ContinuousClock.now
             let half = try RawConnection(port: server.port)
             half.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             let silent = try RawConnection(port: server.port)
-            let start = ContinuousClock.now
-            let halfRead = await half.read(timeout: .seconds(30))
+            let halfRead = await half.read(timeout: .seconds(120))
             #expect(halfRead.closed && halfRead.text.isEmpty)
             #expect(ContinuousClock.now - start > .milliseconds(800))
-            #expect(await silent.read(timeout: .seconds(30)).closed, "a connection that sends nothing is closed too")
+            #expect(await silent.read(timeout: .seconds(120)).closed, "a connection that sends nothing is closed too")
         }
     }
 
@@ -33,7 +34,7 @@ import Testing
         try await Self.withServer { server in
             let slow = try RawConnection(port: server.port)
             slow.send(Self.post(contentLength: 1000) + "{\"bundleId\":")
-            let reply = await slow.read(timeout: .seconds(30))
+            let reply = await slow.read(timeout: .seconds(120))
             #expect(reply.closed)
             #expect(!reply.text.contains(" 500 "))
             try await Task.sleep(for: .milliseconds(200))
@@ -45,7 +46,7 @@ import Testing
         try await Self.withServer { server in
             let connection = try RawConnection(port: server.port)
             connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            let reply = await connection.read(timeout: .seconds(30))
+            let reply = await connection.read(timeout: .seconds(120))
             #expect(reply.text.hasPrefix("HTTP/1.1 200"))
             #expect(reply.closed, "closed after the idle timeout (1 s)")
         }
@@ -57,7 +58,7 @@ import Testing
             let aborted = try RawConnection(port: server.port)
             aborted.send(Self.post(contentLength: 1000) + "{\"bundleId\":")
             aborted.shutdownWrite()
-            let reply = await aborted.read(timeout: .seconds(30))
+            let reply = await aborted.read(timeout: .seconds(120))
             #expect(reply.text.hasPrefix("HTTP/1.1 400"), "\(reply.text)")
             #expect(reply.text.contains("incomplete_body"))
             // The client vanishes in the middle of the body.
@@ -68,34 +69,36 @@ import Testing
             // Not HTTP at all.
             let garbage = try RawConnection(port: server.port)
             garbage.send("HELLO THERE\r\n\r\n")
-            #expect(await garbage.read(timeout: .seconds(30)).text.hasPrefix("HTTP/1.1 400"))
+            #expect(await garbage.read(timeout: .seconds(120)).text.hasPrefix("HTTP/1.1 400"))
             try await Task.sleep(for: .milliseconds(300))
             #expect(!server.loggedErrors, "\(server.process.printed)")
         }
     }
 
     @Test func connectionsOverTheCapAreClosedAndServiceResumes() async throws {
-        try await Self.withServer(environment: ["SIGNALBOX_MAX_CONNECTIONS": "4"]) { server in
+        // The held connections' half request heads must outlast the test however slowly it runs: an hour.
+        try await Self.withServer(environment: ["SIGNALBOX_MAX_CONNECTIONS": "4", "SIGNALBOX_HEADER_TIMEOUT": "3600"]) { server in
             let held = try (0..<4).map { _ in try RawConnection(port: server.port) }
             for connection in held { connection.send("GET /healthz HTTP/1.1\r\n") }
             // The held connections count once the server has accepted them (not when connect returns): until then
-            // an excess connection may still be served, so it is tried again (closed) until it is refused.
+            // an excess connection may still be served, so it is tried again (closed) until it is refused. Each
+            // asks for `Connection: close`, so a read ends at the close either way; its limit is for a hang.
             var refused = (text: "", closed: false)
-            let refusalDeadline = ContinuousClock.now + .seconds(30)
+            let refusalDeadline = ContinuousClock.now + .seconds(120)
             repeat {
                 let excess = try RawConnection(port: server.port)
-                excess.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                refused = await excess.read(timeout: .seconds(2))
+                excess.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                refused = await excess.read(timeout: .seconds(120))
                 excess.close()
             } while !refused.text.isEmpty && ContinuousClock.now < refusalDeadline
             #expect(refused.closed && refused.text.isEmpty, "over the cap: closed at once, no answer")
             for connection in held { connection.close() }
             var answer = ""
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(120)
             while !answer.hasPrefix("HTTP/1.1 200"), ContinuousClock.now < deadline {
                 let client = try RawConnection(port: server.port)
                 client.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                answer = await client.read(timeout: .seconds(5)).text
+                answer = await client.read(timeout: .seconds(120)).text
             }
             #expect(answer.hasPrefix("HTTP/1.1 200"), "served again once the held connections closed")
         }

@@ -7,8 +7,9 @@ import Testing
     static let controlsEach = 3
 
     @Test func killedServerDeliversEverythingAfterRestart() async throws {
-        // The simulator lives in its own process and answers each push after 20 ms, so delivery takes a while.
-        let fixture = try await SimulatorProcess.start(name: "crash", latencyMs: 20)
+        // The simulator lives in its own process and answers each push after 500 ms: with 40 in flight the last
+        // two thirds take at least 10 s, so the second kill lands in the middle of delivery even on a stalled run.
+        let fixture = try await SimulatorProcess.start(name: "crash", latencyMs: 500)
         defer { fixture.stop() }
         let (directory, pem, apnsPort, admin) = (fixture.directory, fixture.pem, fixture.apnsPort, fixture.admin)
         let adminKey = "sba_crash-test-admin-0123456789abcdef"
@@ -52,7 +53,11 @@ import Testing
         server.kill()
         (server, api) = try await startServer()
         let total = tokens.count
-        while try await Self.acceptedCount(admin) < total / 3 { try await Task.sleep(for: .milliseconds(10)) }
+        let deliveringDeadline = ContinuousClock.now + .seconds(300)
+        while try await Self.acceptedCount(admin) < total / 3 {
+            guard ContinuousClock.now < deliveringDeadline else { throw ChildProcessError(message: "a third was never delivered") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         server.kill()
         let atKill = try await Self.acceptedCount(admin)
         #expect(atKill < total, "the second kill landed before delivery finished")
@@ -60,7 +65,8 @@ import Testing
         defer { server.kill(SIGTERM) }
 
         var status: [String: Any] = [:]
-        let deadline = ContinuousClock.now + .seconds(90)
+        // A bound for a hang: the rest take about 10 s alone, far longer on a loaded run.
+        let deadline = ContinuousClock.now + .seconds(300)
         while status["state"] as? String != "done", ContinuousClock.now < deadline {
             status = try await api.call("GET", "/v1/apps/\(appId)/events/\(eventId)", key: serverKey).json as? [String: Any] ?? [:]
             try await Task.sleep(for: .milliseconds(50))

@@ -103,22 +103,34 @@ import Testing
         try await store.delivery.createEvent(event("bad", app: "a", createdAt: now))
         try await store.delivery.createEvent(event("a2", app: "a", createdAt: now + 1))
         try await store.delivery.createEvent(event("b1", app: "b", createdAt: now + 2))
-        let failing = HookedStepStore(base: store.delivery) { if $0 == "bad" { throw HookedStepStore.Injected() } }
         var configuration = DeliveryConfiguration()
         configuration.fanOutAttempts = 3
         // Retries 0.3 s and 0.6 s apart: app b's event must be fanned out while app a's is still being retried.
         configuration.fanOutRetryDelay = .milliseconds(300)
+        // The last failing step waits until the test has seen app b go on (or gave up looking), so the event is not
+        // given up before a loaded run looks: a gate, not a window. The rounds step b's event before a's retries.
+        let (seen, seeing) = AsyncStream<Void>.makeStream()
+        let badSteps = StepCount()
+        let failing = HookedStepStore(base: store.delivery) { [attempts = configuration.fanOutAttempts] id in
+            guard id == "bad" else { return }
+            if badSteps.next() == attempts { for await _ in seen { break } }
+            throw HookedStepStore.Injected()
+        }
         let service = FanOutService(store: failing, signals: DeliverySignals(), configuration: configuration, logger: Logger(label: "test"))
         let runner = Task { try await service.run() }
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)
         var statuses: [String: EventStatus] = [:]
         var otherAppWentOnMeanwhile = false
         repeat {
             try await Task.sleep(for: .milliseconds(20))
             for id in ["bad", "a2"] { statuses[id] = try await store.delivery.eventStatus(appId: "a", id: id) }
             statuses["b1"] = try await store.delivery.eventStatus(appId: "b", id: "b1")
-            if statuses["b1"]?.state == .delivering, statuses["bad"]?.state != .failed { otherAppWentOnMeanwhile = true }
+            if statuses["b1"]?.state == .delivering, statuses["bad"]?.state != .failed {
+                otherAppWentOnMeanwhile = true
+                seeing.finish()
+            }
         } while (statuses["bad"]?.state != .failed || statuses["a2"]?.state != .delivering) && ContinuousClock.now < deadline
+        seeing.finish()
         runner.cancel()
         _ = await runner.result
         #expect(otherAppWentOnMeanwhile, "app b waited for app a's failing event")
@@ -174,6 +186,14 @@ extension FairnessStoreTests {
             #expect(claimed.count == 4 && Set(claimed.map(\.token)).count == 4, "each planned push once")
         }
     }
+}
+
+/// Counts calls from any task (a hook's steps of one event).
+final class StepCount: Sendable {
+    private let count = Mutex(0)
+
+    /// Counts one more and returns the count, this one included.
+    func next() -> Int { count.withLock { $0 += 1; return $0 } }
 }
 
 /// A store whose fan-out steps first run `before` with the event's id, so a test can make one event's steps throw

@@ -15,33 +15,38 @@ struct AuthMatrixTests {
         (.forgedDevice, 401), (.deviceForOtherAudience, 403),
     ]
 
-    func credential(_ caller: Caller, own: TestApp, other: TestApp) -> String? {
+    /// The credential `caller` presents; device tokens are dated by `now`, the clock the server reads (frozen at the
+    /// harness's creation), so an expired one stays expired however late in a loaded run it is made.
+    func credential(_ caller: Caller, own: TestApp, other: TestApp, now: Date) -> String? {
         switch caller {
         case .none: nil
         case .garbage: "sbk_not-a-key"
         case .admin: Harness.adminKey
         case .ownServerKey: own.serverKey
         case .otherServerKey: other.serverKey
-        case .ownDeviceOwnUser: own.deviceToken(userId: "u1")
-        case .ownDeviceOtherUser: own.deviceToken(userId: "u2")
+        case .ownDeviceOwnUser: own.deviceToken(userId: "u1", now: now)
+        case .ownDeviceOtherUser: own.deviceToken(userId: "u2", now: now)
         // Signed with the other app's secret but claiming app A: the signature does not verify.
-        case .otherAppDevice: other.deviceToken(userId: "u1", audience: own.id)
+        case .otherAppDevice: other.deviceToken(userId: "u1", audience: own.id, now: now)
         // Expired beyond the 60 s leeway.
-        case .expiredDevice: own.deviceToken(userId: "u1", expiresIn: -120)
-        case .forgedDevice: own.deviceToken(userId: "u1", secret: "guessed")
-        case .deviceForOtherAudience: other.deviceToken(userId: "u1")
+        case .expiredDevice: own.deviceToken(userId: "u1", expiresIn: -120, now: now)
+        case .forgedDevice: own.deviceToken(userId: "u1", secret: "guessed", now: now)
+        case .deviceForOtherAudience: other.deviceToken(userId: "u1", now: now)
         }
     }
 
     @Test(arguments: expectations.indices)
     func controlsWrite(_ index: Int) async throws {
         let (caller, status) = Self.expectations[index]
-        try await Harness.make().run { api in
+        let harness = try await Harness.make()
+        let clock = harness.clock
+        try await harness.run { api in
             let own = try await api.createApp()
             let other = try await api.createApp(bundleId: "com.example.other")
             let base = "/v1/apps/\(own.id)/installations/i1"
             try await api.call(.put, base, key: own.serverKey, json: #"{"userId":"u1"}"#)
-            let reply = try await api.call(.put, base + "/controls", key: credential(caller, own: own, other: other), json: #"{"controls":[{"kind":"k","pushToken":"aa"}]}"#)
+            let key = credential(caller, own: own, other: other, now: clock.now)
+            let reply = try await api.call(.put, base + "/controls", key: key, json: #"{"controls":[{"kind":"k","pushToken":"aa"}]}"#)
             #expect(reply.status == status, "\(caller): \(reply.body)")
             if status >= 400 {
                 #expect(reply.errorCode != nil)

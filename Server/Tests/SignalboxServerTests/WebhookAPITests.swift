@@ -10,10 +10,12 @@ struct WebhookAPITests {
         (.ownDeviceOwnUser, 403), (.forgedDevice, 401),
     ])
     func whoMayCreate(_ caller: AuthMatrixTests.Caller, _ status: Int) async throws {
-        try await Harness.make().run { api in
+        let harness = try await Harness.make()
+        let clock = harness.clock
+        try await harness.run { api in
             let own = try await api.createApp()
             let other = try await api.createApp(bundleId: "com.example.other")
-            let key = AuthMatrixTests().credential(caller, own: own, other: other)
+            let key = AuthMatrixTests().credential(caller, own: own, other: other, now: clock.now)
             let reply = try await api.call(.post, "/v1/apps/\(own.id)/webhooks", key: key, json: Self.create)
             #expect(reply.status == status, "\(caller): \(reply.body)")
             if status >= 400 { #expect(reply.errorCode != nil) }

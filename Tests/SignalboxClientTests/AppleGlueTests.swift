@@ -34,9 +34,10 @@ import Testing
         try await body(SignalboxApple.configure(configuration), transport)
     }
 
-    /// Waits until `transport` has sent `expected` (the handlers sync in tasks of their own), 10 s at most.
+    /// Waits until `transport` has sent `expected` (the handlers sync in tasks of their own), 120 s at most (a bound
+    /// for a hang: a loaded run may take tens of seconds).
     static func waitUntilSent(_ transport: MemoryTransport, _ expected: [String], _ signalbox: SignalboxApple) async throws {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(120)
         while transport.sent != expected, Date() < deadline {
             await signalbox.sync()
             try await Task.sleep(for: .milliseconds(10))

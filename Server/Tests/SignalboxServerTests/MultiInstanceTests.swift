@@ -25,16 +25,16 @@ import Testing
                  "--apns-host", "127.0.0.1", "--apns-port", apnsPort, "--apns-ca", directory + "/ca.pem"],
                 environment: [
                     "SIGNALBOX_ADMIN_KEY": adminKey, "SIGNALBOX_MASTER_KEY": masterKey,
-                    // Short leases so a killed instance's claims come back within the test; long enough that a live
-                    // instance under load records its answers before its own claims end.
-                    "SIGNALBOX_MAX_IN_FLIGHT": "\(Self.maxInFlight)", "SIGNALBOX_CLAIM_LEASE_SECONDS": "20",
+                    // Leases short enough that a killed instance's claims come back within the test's limit; long
+                    // enough that a live instance under load records its answers before its own claims end.
+                    "SIGNALBOX_MAX_IN_FLIGHT": "\(Self.maxInFlight)", "SIGNALBOX_CLAIM_LEASE_SECONDS": "120",
                     // Small pages, so the fan-out lasts long enough to be killed in the middle of it, and the
                     // 1,000 installations are enough pages to be cut into ranges that both instances plan.
                     "SIGNALBOX_FAN_OUT_BATCH": "25",
                 ]
             )
             do {
-                let port = try await server.waitFor(#"Server started and listening on 127\.0\.0\.1:(\d+)"#, timeout: .seconds(60))
+                let port = try await server.waitFor(#"Server started and listening on 127\.0\.0\.1:(\d+)"#)
                 return (server, HTTPJSON(base: "http://127.0.0.1:" + port))
             } catch {
                 server.kill()
@@ -99,7 +99,8 @@ import Testing
         (second, secondAPI) = try await start("b")
 
         var final: [String: Any] = [:]
-        let deadline = ContinuousClock.now + .seconds(300)
+        // A bound for a hang: the killed instances' claims come back only when their 120 s leases end.
+        let deadline = ContinuousClock.now + .seconds(600)
         while final["state"] as? String != "done", ContinuousClock.now < deadline {
             final = try await status()
             try await Task.sleep(for: .milliseconds(100))

@@ -67,8 +67,13 @@ import Testing
             // The first push is held by APNs while the key is replaced.
             harness.production.script([.latency(.milliseconds(700))])
             async let inFlight = harness.api.call(.post, pushes, key: app.serverKey, json: push)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while harness.production.stats.connectionsAccepted == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            // Until the push's request has reached APNs (signed with the old key): an accepted connection alone does
+            // not say it was signed yet. The limit is for a hang.
+            let deadline = ContinuousClock.now + .seconds(120)
+            while harness.production.stats.maxConcurrentStreamsObserved == 0 {
+                try #require(ContinuousClock.now < deadline, "the first push never reached APNs")
+                try await Task.sleep(for: .milliseconds(5))
+            }
             let replaced = try await harness.api.call(.put, "/v1/apps/\(app.id)/apns-key", key: Harness.adminKey, json: keyBody(new, keyId: "KEYNEW0001"))
             expectStatus(200, replaced)
             let keys = (replaced.json?["keys"] as? [[String: Any]]) ?? []

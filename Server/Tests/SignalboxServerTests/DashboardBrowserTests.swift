@@ -150,7 +150,7 @@ import Glibc
     }
 
     private func waitUntilDelivered(_ api: HTTPJSON, appId: String, eventId: String, key: String) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             let status = try await api.call("GET", "/v1/apps/\(appId)/events/\(eventId)", key: key).json as? [String: Any]
             if status?["state"] as? String == "done" {

@@ -88,7 +88,7 @@ import Testing
                 #expect(accepted.count == 3 && Set(accepted.compactMap { ($0.json?["data"] as? [String: Any])?["eventId"] as? String }) == Set(events))
                 // Once the backlog is empty nothing is left to send: the receiver holds each event once.
                 var status: [String: Any] = [:]
-                let deadline = ContinuousClock.now + .seconds(30)
+                let deadline = ContinuousClock.now + .seconds(120)
                 repeat {
                     status = try #require(try await harness.api.call(.get, "/v1/apps/\(app.id)/webhooks/\(endpoint)", key: app.serverKey).json)
                     if status["backlog"] as? Int == 0 { break }

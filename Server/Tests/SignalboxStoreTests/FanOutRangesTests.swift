@@ -70,7 +70,7 @@ extension OutboxConformanceTests {
                 SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
                 WHERE c.relname = 'event_ranges' AND l.granted AND l.pid <> pg_backend_pid()
                 """
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(120)
             while try TestDatabases.psql(url, held) == "0" {
                 try #require(ContinuousClock.now < deadline, "the session never locked the range")
                 try await Task.sleep(for: .milliseconds(20))

@@ -117,10 +117,12 @@ import Testing
             let changes = try #require(stores[1].changes, "PostgreSQL has other instances to hear")
             let listening = Task { try await changes.listenForChanges { change in heard.withLock { $0.append(change) } } }
             defer { listening.cancel() }
-            // LISTEN takes effect once its connection has sent it; announce until the first is heard.
+            // LISTEN takes effect once its connection has sent it; announce until the first is heard. The limits are
+            // for a hang: a loaded run may take seconds to deliver a notification.
             try await seed(PortStores(stores[0]), installations: 3, events: [])
             var sent = 0
-            while heard.withLock({ $0.isEmpty }) && sent < 50 {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while heard.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline {
                 try await stores[0].delivery.createEvent(EventRecord(
                     id: "e\(sent)", appId: "a", request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all), createdAt: now
                 ))
@@ -129,7 +131,10 @@ import Testing
             }
             #expect(heard.withLock { $0.first } == .eventAccepted)
             try await fanOut(PortStores(stores[0]), "e0")
-            for _ in 0..<50 where !heard.withLock({ $0.contains(.pushesQueued) }) { try await Task.sleep(for: .milliseconds(100)) }
+            let queuedDeadline = ContinuousClock.now + .seconds(120)
+            while !heard.withLock({ $0.contains(.pushesQueued) }) && ContinuousClock.now < queuedDeadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
             #expect(heard.withLock { $0.contains(.pushesQueued) }, "pushes stored pending are announced")
         }
         try await Backend.sqlite.withStore { store in
@@ -215,7 +220,7 @@ extension OutboxConformanceTests {
                 """)
             let counted = "SELECT count(*) FROM pg_stat_user_tables WHERE relname IN ('installations', 'controls') AND n_mod_since_analyze >= 1500"
             // The statistics collector reports writes within a second or so.
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(120)
             while try TestDatabases.psql(url, counted) != "2" {
                 try #require(ContinuousClock.now < deadline, "the writes never showed in pg_stat_user_tables")
                 try await Task.sleep(for: .milliseconds(50))

@@ -13,8 +13,10 @@ import Testing
 
     @Test func twoInstancesFinishAnEventThroughTwoKills() async throws {
         let database = try TestDatabases.fresh()
-        // One simulator for both instances; each push is answered after 10 ms so delivery takes a while.
-        let fixture = try await SimulatorProcess.start(name: "multi", latencyMs: 10)
+        // One simulator for both instances; each push is answered after 50 ms, so with 100 in flight per instance the
+        // fan-out (which follows delivery) and the delivery each last seconds: the kills land in their middle even
+        // on a stalled run (10 ms left about a second).
+        let fixture = try await SimulatorProcess.start(name: "multi", latencyMs: 50)
         defer { fixture.stop() }
         let (directory, pem, apnsPort, admin) = (fixture.directory, fixture.pem, fixture.apnsPort, fixture.admin)
         let adminKey = "sba_multi-instance-admin-0123456789abcdef"
@@ -80,7 +82,11 @@ import Testing
             try await secondAPI.call("GET", "/v1/apps/\(appId)/events/\(eventId)", key: serverKey).json as? [String: Any] ?? [:]
         }
         // Kill 1: the first instance (which was sent the event), while the event is being fanned out.
-        while try await status()["matched"] as? Int ?? 0 < 2_000 { try await Task.sleep(for: .milliseconds(5)) }
+        let fanningOutDeadline = ContinuousClock.now + .seconds(300)
+        while try await status()["matched"] as? Int ?? 0 < 2_000 {
+            guard ContinuousClock.now < fanningOutDeadline else { throw ChildProcessError(message: "the fan-out never reached 2,000 pushes") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
         first.kill()
         // What may be sent twice: pushes claimed and not yet recorded when the process died (counted for both
         // instances, so an upper bound): sent or being sent, or answered and waiting for the next recording.
@@ -91,7 +97,11 @@ import Testing
         #expect(planned < total, "the first kill landed after the fan-out had finished")
         (first, firstAPI) = try await start("a")
         // Kill 2: the second instance, in the middle of delivery.
-        while try await CrashTests.acceptedCount(admin) < total / 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let deliveringDeadline = ContinuousClock.now + .seconds(300)
+        while try await CrashTests.acceptedCount(admin) < total / 2 {
+            guard ContinuousClock.now < deliveringDeadline else { throw ChildProcessError(message: "half was never delivered") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         second.kill()
         atRisk += try unrecorded()
         let atKill = try await CrashTests.acceptedCount(admin)

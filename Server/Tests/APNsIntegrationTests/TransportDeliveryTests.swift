@@ -81,8 +81,9 @@ import Testing
     func goAwayMidFlightDeliversEveryPushExactlyOnce(graceful: Bool) async throws {
         var configuration = APNsSimulator.Configuration()
         configuration.drainTime = .milliseconds(300)
-        // A drain bound for a hang, not a window: cut short under load, a graceful drain would lose answers it was
-        // promised and send those pushes twice.
+        // A graceful drain's bound is for a hang, not a window: cut short under load, it would lose answers it was
+        // promised and send those pushes twice. After an abrupt GOAWAY, streams the simulator never processed can stay
+        // silent until the drain ends (re-sent once, which the test allows): 2 s keeps that case quick.
         let fixture = try await SimulatorFixture.start(simulator: configuration) { $0.drainTimeout = graceful ? .seconds(60) : .seconds(2) }
         _ = try await fixture.send(fixture.push(.controls))
         let pass = Array(repeating: APNsSimulator.Fault.latency(.zero), count: 50)

@@ -105,7 +105,11 @@ final class AdminHandler: ChannelInboundHandler {
 
     private func encode(_ value: some Encodable) -> Data? {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        // Milliseconds: a push's arrival is compared with events a few milliseconds apart (`bench noisy-neighbour`).
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
         encoder.outputFormatting = [.sortedKeys]
         return try? encoder.encode(value)
     }

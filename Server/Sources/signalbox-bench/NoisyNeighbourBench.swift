@@ -12,7 +12,8 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         discussion: """
             Writes X's registrations (one control token per installation) and Y's one with the server's store while
             the server is stopped, restarts it, posts X's event, waits --delay, posts Y's event, asks the simulator
-            every 5 ms until it accepted Y's push (quiet_push_at_apns_ms), then reads Y's status every 2 ms
+            every 5 ms until it accepted Y's push (quiet_push_at_apns_ms; quiet_push_received_ms is the simulator's own
+            arrival time, without the poll's delay), then reads Y's status every 2 ms
             until it is recorded delivered (quiet_push_latency_ms). --server runs another signalbox binary as the
             server (to measure a build before a change). --database keeps the server's data in that PostgreSQL
             database (emptied by the caller) instead of SQLite. SERVER_LOG_LEVEL sets the server's log level (default warning).
@@ -70,6 +71,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         let large = try await api.call("POST", "/v1/apps/\(noisy.id)/events", key: noisy.serverKey, json: body)
         try await Task.sleep(for: .seconds(delay))
         let postedY = ContinuousClock.now
+        let postedYAt = Date()
         let small = try await api.call("POST", "/v1/apps/\(quiet.id)/events", key: quiet.serverKey, json: body)
         let postTook = ContinuousClock.now - postedY
         guard let largeId = large["eventId"] as? String, let smallId = small["eventId"] as? String else { throw ValidationError("events not accepted") }
@@ -81,6 +83,9 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
             if atAPNs.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         }
         let apnsLatency = ContinuousClock.now - postedY
+        // When the simulator received it, on the same clock: the poll's own delay (a busy simulator answers it late)
+        // is not in this figure.
+        let receivedAt = (atAPNs.first?["receivedAt"] as? String).flatMap { try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse($0) }
         let aheadAtAPNs = (atAPNs.first?["sequence"] as? Int).map { $0 - 1 - acceptedBefore } ?? -1
         while true {
             let quietStatus = try await api.call("GET", "/v1/apps/\(quiet.id)/events/\(smallId)", key: quiet.serverKey)
@@ -103,6 +108,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
             ("noisy_neighbour.tokens", Double(count), database == nil ? "tokens, SQLite" : "tokens, PostgreSQL"),
             ("noisy_neighbour.quiet_event_post_ms", postTook.seconds * 1000, "ms"),
             ("noisy_neighbour.quiet_push_at_apns_ms", apnsLatency.seconds * 1000, "ms"),
+            ("noisy_neighbour.quiet_push_received_ms", receivedAt.map { $0.timeIntervalSince(postedYAt) * 1000 } ?? -1, "ms"),
             ("noisy_neighbour.noisy_pushes_at_apns_before_it", Double(aheadAtAPNs), "pushes"),
             ("noisy_neighbour.quiet_push_latency_ms", latency.seconds * 1000, "ms"),
             ("noisy_neighbour.noisy_delivered_when_quiet_delivered", Double(noisyThen["delivered"] as? Int ?? 0), "pushes"),

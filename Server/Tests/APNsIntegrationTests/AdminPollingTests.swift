@@ -22,6 +22,9 @@ struct AdminPollingTests {
         let pushes = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         #expect(pushes.map { $0["token"] as? String } == [also, mine])
         #expect(pushes.map { $0["sequence"] as? Int } == [3, 4])
+        // Arrival times to the millisecond, in the order the pushes came.
+        let arrivals = try pushes.map { try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(try #require($0["receivedAt"] as? String)) }
+        #expect(arrivals == arrivals.sorted() && arrivals.allSatisfy { abs($0.timeIntervalSinceNow) < 3600 })
         try await fixture.stop()
     }
 }

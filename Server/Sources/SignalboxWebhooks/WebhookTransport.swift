@@ -18,9 +18,14 @@ public struct HTTPWebhookTransport: WebhookTransport {
     public static let shared = HTTPWebhookTransport(client: HTTPClient(
         eventLoopGroup: HTTPClient.defaultEventLoopGroup,
         configuration: HTTPClient.Configuration(
-            redirectConfiguration: .disallow, connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
+            redirectConfiguration: .disallow, timeout: connectionTimeout,
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
         )
     ))
+
+    /// A delivery's deadline (`webhooks.timeoutSeconds`) bounds it, connecting included; async-http-client's own
+    /// 10 s connect limit would cut a slow handshake short of that deadline and be reported as it.
+    private static let connectionTimeout = HTTPClient.Configuration.Timeout(connect: .seconds(120))
 
     let client: HTTPClient
 
@@ -41,7 +46,7 @@ public struct HTTPWebhookTransport: WebhookTransport {
             let transport = HTTPWebhookTransport(client: HTTPClient(
                 eventLoopGroup: HTTPClient.defaultEventLoopGroup,
                 configuration: HTTPClient.Configuration(
-                    tlsConfiguration: tls, redirectConfiguration: .disallow,
+                    tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: connectionTimeout,
                     connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
                 )
             ))

@@ -301,9 +301,11 @@ let package = Package(
                 "SignalboxModel", "SignalboxStore", "SignalboxServer", "SignalboxDelivery", "SignalboxWebhooks",
                 .product(name: "SignalboxAPI", package: sdk),
                 "SignalboxAPNs", "SignalboxAPNsHTTP2", "APNsSimulator",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -311,8 +313,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

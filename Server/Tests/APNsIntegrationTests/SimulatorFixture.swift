@@ -30,13 +30,15 @@ struct SimulatorFixture {
         transportConfiguration.reconnectBackoff = .milliseconds(20)
         // A bound for a hang: a loaded run may take tens of seconds for a local TLS handshake.
         transportConfiguration.connectTimeout = .seconds(120)
+        // A PING answer can wait seconds in a loaded run; a closed connection would re-send its pushes.
+        transportConfiguration.pingTimeout = .seconds(120)
         adjust(&transportConfiguration)
         let transport = try HTTP2Transport(configuration: transportConfiguration, logger: logger)
         let tokens = ProviderTokenManager(key: key, now: tokenClock)
         return SimulatorFixture(
             simulator: simulator, transport: transport, key: key, tokens: tokens,
             // A bound for a machine under load (the parallel suite beside other builds), not a figure under test.
-            client: APNsClient(transport: transport, timeout: .seconds(60))
+            client: APNsClient(transport: transport, timeout: .seconds(300))
         )
     }
 

@@ -38,6 +38,7 @@ struct CredentialHarness {
         configuration.port = 0
         configuration.dataDirectory = directory
         configuration.adminKey = Harness.adminKey
+        configuration.connections.headerTimeout = .seconds(120)
         var transportConfiguration = HTTP2Transport.Configuration()
         transportConfiguration.endpoints = [
             .sandbox: .init(host: "127.0.0.1", port: sandbox.port), .production: .init(host: "127.0.0.1", port: production.port),
@@ -49,8 +50,8 @@ struct CredentialHarness {
             do {
                 let app = try await buildApplication(
                     configuration: configuration, transport: transport, extensions: [Dashboard()], logger: Logger(label: "test.server"))
-                try await app.test(.live) { client in
-                    try await body(CredentialHarness(api: APIClient(client: client), sandbox: sandbox, production: production))
+                try await LiveServer.run(app) { server in
+                    try await body(CredentialHarness(api: APIClient(client: server.sender), sandbox: sandbox, production: production))
                 }
                 outcome = .success(())
             } catch {

@@ -15,7 +15,7 @@ import Testing
 @Suite struct DashboardTests {
     /// A browser stand-in: keeps the session cookie and posts forms.
     struct Browser {
-        let client: any TestClientProtocol
+        let client: any RequestSender
         var cookies: [String: String] = [:]
 
         struct Page {
@@ -55,9 +55,8 @@ import Testing
             var headers: HTTPFields = [:]
             if let contentType { headers[.contentType] = contentType }
             if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
-            let page = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) {
-                Page(status: Int($0.status.code), headers: $0.headers, body: String(buffer: $0.body))
-            }
+            let reply = try await client.send(method, path, headers: headers, body: body.map { ByteBuffer(string: $0) })
+            let page = Page(status: reply.status, headers: reply.headers, body: String(buffer: reply.body))
             for header in page.headers[values: .setCookie] {
                 let pair = header.prefix { $0 != ";" }.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard pair.count == 2 else { continue }

@@ -30,12 +30,16 @@ struct DeliveryHarness {
         configuration.adminKey = Harness.adminKey
         configuration.delivery.retryBase = .milliseconds(20)
         configuration.delivery.retryCap = .milliseconds(200)
+        // A loaded run can stall a request head for seconds; the header limit is tested on its own (RequestTimeoutsTests).
+        configuration.connections.headerTimeout = .seconds(120)
         configure(&configuration)
         var transportConfiguration = HTTP2Transport.Configuration.singleEndpoint(
             host: "127.0.0.1", port: simulator.port, trustRoots: .pem(simulator.certificatePEM)
         )
         // A bound for a hang: a loaded run may take tens of seconds for a local TLS handshake.
         transportConfiguration.connectTimeout = .seconds(120)
+        // A PING answer can wait seconds in a loaded run; a closed connection would re-send its pushes.
+        transportConfiguration.pingTimeout = .seconds(120)
         let transport = try HTTP2Transport(configuration: transportConfiguration, logger: Logger(label: "test.transport"))
         let app = try await buildApplication(
             configuration: configuration, transport: transport,
@@ -45,7 +49,7 @@ struct DeliveryHarness {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let outcome: Result<Void, any Error>
         do {
-            try await app.test(.live) { client in try await body(DeliveryHarness(api: APIClient(client: client), simulator: simulator)) }
+            try await LiveServer.run(app) { server in try await body(DeliveryHarness(api: APIClient(client: server.sender), simulator: simulator)) }
             outcome = .success(())
         } catch {
             outcome = .failure(error)

@@ -50,7 +50,7 @@ struct Harness {
     func run(_ body: @escaping @Sendable (APIClient) async throws -> Void) async throws {
         let app = Application(router: buildRouter(dependencies, extensions: [Dashboard()]), logger: Logger(label: "test.api"))
         do {
-            try await app.test(.router) { client in try await body(APIClient(client: client)) }
+            try await app.test(.router) { client in try await body(APIClient(client: RouterSender(client: client))) }
         } catch {
             try? await database.close()
             throw error
@@ -59,9 +59,31 @@ struct Harness {
     }
 }
 
+/// One HTTP exchange with the server under test: through HummingbirdTesting's router, or over a live connection.
+protocol RequestSender: Sendable {
+    func send(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, body: ByteBuffer?) async throws -> SentReply
+}
+
+struct SentReply: Sendable {
+    let status: Int
+    let headers: HTTPFields
+    let body: ByteBuffer
+}
+
+/// Sends through HummingbirdTesting's client (the router, no network).
+struct RouterSender: RequestSender {
+    let client: any TestClientProtocol
+
+    func send(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, body: ByteBuffer?) async throws -> SentReply {
+        try await client.execute(uri: path, method: method, headers: headers, body: body) {
+            SentReply(status: Int($0.status.code), headers: $0.headers, body: $0.body)
+        }
+    }
+}
+
 /// Sends JSON requests with a bearer credential and returns status and parsed body.
 struct APIClient: Sendable {
-    let client: any TestClientProtocol
+    let client: any RequestSender
 
     struct Reply: Sendable {
         let status: Int
@@ -77,9 +99,8 @@ struct APIClient: Sendable {
         var headers: HTTPFields = [.contentType: "application/json"]
         headers.append(contentsOf: extra)
         if let key { headers[.authorization] = "Bearer " + key }
-        return try await client.execute(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
-            Reply(status: Int(response.status.code), body: String(buffer: response.body), headers: response.headers)
-        }
+        let reply = try await client.send(method, path, headers: headers, body: json.map { ByteBuffer(string: $0) })
+        return Reply(status: reply.status, body: String(buffer: reply.body), headers: reply.headers)
     }
 
     /// Creates an app (with its own new key unless `privateKey` is given) and returns its id, server key and device secret.

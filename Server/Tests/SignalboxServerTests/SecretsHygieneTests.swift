@@ -26,9 +26,10 @@ import Testing
     }
 
     static func cacheControl(_ api: APIClient, _ method: HTTPRequest.Method, _ path: String, body: String?) async throws -> (status: Int, cacheControl: String?) {
-        try await api.client.execute(
-            uri: path, method: method, headers: [.authorization: "Bearer " + Harness.adminKey, .contentType: "application/json"],
+        let reply = try await api.client.send(
+            method, path, headers: [.authorization: "Bearer " + Harness.adminKey, .contentType: "application/json"],
             body: body.map { ByteBuffer(string: $0) }
-        ) { response in (Int(response.status.code), response.headers[.cacheControl]) }
+        )
+        return (reply.status, reply.headers[.cacheControl])
     }
 }

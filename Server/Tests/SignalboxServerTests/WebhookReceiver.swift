@@ -60,10 +60,10 @@ final class WebhookReceiver: Sendable {
         let configuration = ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0))
         if let tls {
             let app = Application(router: router, server: try .tls(.http1(), tlsConfiguration: tls), configuration: configuration)
-            try await app.test(.live) { client in try await body("https://127.0.0.1:\(client.port!)/hook") }
+            try await LiveServer.run(app) { server in try await body("https://127.0.0.1:\(server.port)/hook") }
         } else {
             let app = Application(router: router, configuration: configuration)
-            try await app.test(.live) { client in try await body("http://127.0.0.1:\(client.port!)/hook") }
+            try await LiveServer.run(app) { server in try await body("http://127.0.0.1:\(server.port)/hook") }
         }
     }
 

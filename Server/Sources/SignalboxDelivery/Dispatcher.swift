@@ -176,24 +176,15 @@ public struct Dispatcher: Service {
         }
     }
 
-    /// `apns.md` §2.5: when nearly every recent answer for an app is `BadDeviceToken` / `DeviceTokenNotForTopic`,
-    /// the app's environment or topic is wrong, not its tokens: fail those pushes without a strike toward pruning.
+    /// `apns.md` §2.5: the suspect answers of an app whose tokens APNs nearly all refuses fail without a strike.
     func sparingSuspects(_ completions: [PushCompletion]) -> [PushCompletion] {
-        var warned: Set<String> = []
-        return completions.map { completion in
-            let app = completion.push.appId
-            guard case .suspect(let reason) = completion.result else {
-                recentAnswers.record(app: app, suspect: false)
-                return completion
-            }
-            guard recentAnswers.record(app: app, suspect: true) else { return completion }
-            if warned.insert(app).inserted {
-                logger.error("APNs refuses nearly every token of the app; check its environment and bundle id (no token pruned)", metadata: [
-                    "app": "\(app)", "reason": "\(reason)",
-                ])
-            }
-            return PushCompletion(push: completion.push, result: .failed(reason: reason), answer: completion.answer)
+        let (spared, apps) = recentAnswers.sparing(completions)
+        for (app, reason) in apps.sorted(by: { $0.key < $1.key }) {
+            logger.error("APNs refuses nearly every token of the app; check its environment and bundle id (no token pruned)", metadata: [
+                "app": "\(app)", "reason": "\(reason)",
+            ])
         }
+        return spared
     }
 
     /// Takes over the claims of instances that stopped (their leases ended), every quarter lease.

@@ -119,9 +119,31 @@ final class HandedOffPushes: Sendable {
 final class RecentAnswers: Sendable {
     private let windows = Mutex<[String: [Bool]]>([:])
 
+    /// When nearly every recent answer for an app is `BadDeviceToken` / `DeviceTokenNotForTopic`, the app's
+    /// environment or topic is wrong, not its tokens: those pushes fail without a strike toward pruning. Retries and
+    /// postponements are no answer about a token (a timeout, a 5xx, a paused app) and leave the window as it is.
+    /// - Returns: the completions, spared suspects turned into failures; and each spared app with a reason.
+    func sparing(_ completions: [PushCompletion]) -> (completions: [PushCompletion], apps: [String: String]) {
+        var apps: [String: String] = [:]
+        let spared = completions.map { completion in
+            switch completion.result {
+            case .retry, .postpone:
+                return completion
+            case .suspect(let reason):
+                guard record(app: completion.push.appId, suspect: true) else { return completion }
+                apps[completion.push.appId] = reason
+                return PushCompletion(push: completion.push, result: .failed(reason: reason), answer: completion.answer)
+            case .delivered, .failed, .prune:
+                record(app: completion.push.appId, suspect: false)
+                return completion
+            }
+        }
+        return (spared, apps)
+    }
+
     /// Adds an answer. - Returns: whether the app's window (at least 10 answers) is 90 % or more suspect.
     @discardableResult
-    func record(app: String, suspect: Bool) -> Bool {
+    private func record(app: String, suspect: Bool) -> Bool {
         windows.withLock { windows in
             var window = windows[app, default: []]
             window.append(suspect)

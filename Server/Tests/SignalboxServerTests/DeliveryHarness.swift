@@ -30,6 +30,8 @@ struct DeliveryHarness {
         configuration.adminKey = Harness.adminKey
         configuration.delivery.retryBase = .milliseconds(20)
         configuration.delivery.retryCap = .milliseconds(200)
+        // A loaded run can take tens of seconds for the first TLS handshake; below SQLite's 60 s claim lease.
+        configuration.delivery.requestTimeout = .seconds(50)
         // A loaded run can stall a request head for seconds; the header limit is tested on its own (RequestTimeoutsTests).
         configuration.connections.headerTimeout = .seconds(120)
         configure(&configuration)

@@ -191,7 +191,7 @@ import Testing
             let body = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
             for _ in 0..<2 {
                 let status = try await harness.waitUntilDone(app, event: try await harness.post(app, event: body))
-                #expect(status["failed"] as? Int == 30 && status["pruned"] as? Int == 0)
+                #expect(status["failed"] as? Int == 30 && status["pruned"] as? Int == 0, "\(status)")
             }
         }
     }

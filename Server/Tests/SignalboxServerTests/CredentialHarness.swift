@@ -44,6 +44,9 @@ struct CredentialHarness {
             .sandbox: .init(host: "127.0.0.1", port: sandbox.port), .production: .init(host: "127.0.0.1", port: production.port),
         ]
         transportConfiguration.trustRoots = .pem(sandbox.certificatePEM)
+        // Bounds for a hang: a loaded run may take tens of seconds for a local TLS handshake or a PING answer.
+        transportConfiguration.connectTimeout = .seconds(120)
+        transportConfiguration.pingTimeout = .seconds(120)
         let outcome: Result<Void, any Error>
         do {
             let transport = try HTTP2Transport(configuration: transportConfiguration, logger: Logger(label: "test.transport"))

@@ -39,6 +39,8 @@ struct CredentialHarness {
         configuration.dataDirectory = directory
         configuration.adminKey = Harness.adminKey
         configuration.connections.headerTimeout = .seconds(120)
+        // A loaded run can take tens of seconds for the first TLS handshake; below SQLite's 60 s claim lease.
+        configuration.delivery.requestTimeout = .seconds(50)
         var transportConfiguration = HTTP2Transport.Configuration()
         transportConfiguration.endpoints = [
             .sandbox: .init(host: "127.0.0.1", port: sandbox.port), .production: .init(host: "127.0.0.1", port: production.port),

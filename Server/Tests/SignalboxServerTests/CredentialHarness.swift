@@ -38,17 +38,13 @@ struct CredentialHarness {
         configuration.port = 0
         configuration.dataDirectory = directory
         configuration.adminKey = Harness.adminKey
-        configuration.connections.headerTimeout = .seconds(120)
-        // A loaded run can take tens of seconds for the first TLS handshake; below SQLite's 60 s claim lease.
-        configuration.delivery.requestTimeout = .seconds(50)
+        configuration.boundOnlyAgainstHangs()
         var transportConfiguration = HTTP2Transport.Configuration()
         transportConfiguration.endpoints = [
             .sandbox: .init(host: "127.0.0.1", port: sandbox.port), .production: .init(host: "127.0.0.1", port: production.port),
         ]
         transportConfiguration.trustRoots = .pem(sandbox.certificatePEM)
-        // Bounds for a hang: a loaded run may take tens of seconds for a local TLS handshake or a PING answer.
-        transportConfiguration.connectTimeout = .seconds(120)
-        transportConfiguration.pingTimeout = .seconds(120)
+        transportConfiguration.boundOnlyAgainstHangs()
         let outcome: Result<Void, any Error>
         do {
             let transport = try HTTP2Transport(configuration: transportConfiguration, logger: Logger(label: "test.transport"))

@@ -30,18 +30,12 @@ struct DeliveryHarness {
         configuration.adminKey = Harness.adminKey
         configuration.delivery.retryBase = .milliseconds(20)
         configuration.delivery.retryCap = .milliseconds(200)
-        // A loaded run can take tens of seconds for the first TLS handshake; below SQLite's 60 s claim lease.
-        configuration.delivery.requestTimeout = .seconds(50)
-        // A loaded run can stall a request head for seconds; the header limit is tested on its own (RequestTimeoutsTests).
-        configuration.connections.headerTimeout = .seconds(120)
+        configuration.boundOnlyAgainstHangs()
         configure(&configuration)
         var transportConfiguration = HTTP2Transport.Configuration.singleEndpoint(
             host: "127.0.0.1", port: simulator.port, trustRoots: .pem(simulator.certificatePEM)
         )
-        // A bound for a hang: a loaded run may take tens of seconds for a local TLS handshake.
-        transportConfiguration.connectTimeout = .seconds(120)
-        // A PING answer can wait seconds in a loaded run; a closed connection would re-send its pushes.
-        transportConfiguration.pingTimeout = .seconds(120)
+        transportConfiguration.boundOnlyAgainstHangs()
         let transport = try HTTP2Transport(configuration: transportConfiguration, logger: Logger(label: "test.transport"))
         let app = try await buildApplication(
             configuration: configuration, transport: transport,
@@ -112,4 +106,23 @@ func expectStatus(_ status: Int, _ reply: APIClient.Reply, sourceLocation: Sourc
 struct WaitTimedOut: Error, CustomStringConvertible {
     let what: String
     var description: String { "timed out waiting for \(what)" }
+}
+
+extension ServerConfiguration {
+    /// Limits a loaded run (the parallel suite on two cores) meets only when something hangs. A request head can
+    /// stall for seconds (the header limit has its own tests, `RequestTimeoutsTests`), and the first TLS handshake
+    /// to APNs can take tens of seconds (the request limit stays below SQLite's 60 s claim lease).
+    mutating func boundOnlyAgainstHangs() {
+        connections.headerTimeout = .seconds(120)
+        delivery.requestTimeout = .seconds(50)
+    }
+}
+
+extension HTTP2Transport.Configuration {
+    /// A local TLS handshake or a PING answer can take tens of seconds in a loaded run; a connection closed for a
+    /// late PING would re-send its pushes, which the tests count as duplicates.
+    mutating func boundOnlyAgainstHangs() {
+        connectTimeout = .seconds(120)
+        pingTimeout = .seconds(120)
+    }
 }

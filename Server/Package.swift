@@ -291,7 +291,8 @@ let package = Package(
                 "SignalboxStoreTestSupport", "SignalboxMemoryStore", "SignalboxModel", "SignalboxStore", "SignalboxDelivery",
                 "SignalboxAPNs", "APNsSimulator",
                 .product(name: "SignalboxAPI", package: sdk),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -6,7 +6,7 @@ import Testing
 /// started on one instance works on the other, a sign-out on either ends it on both, and a restart keeps it.
 @Suite struct DashboardInstancesTests {
     @Test(arguments: Backend.shared) func aSessionStartedOnOneInstanceWorksOnTheOtherUntilSignedOutAnywhere(_ backend: Backend) async throws {
-        let database = try TestDatabases.fresh()
+        let database = try await TestDatabases.fresh()
         let directory = try makeTemporaryDirectory("dashboard-instances")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         func start(_ name: String) async throws -> ServerProcess {

@@ -11,7 +11,7 @@ import Testing
     static let door = "com.example.garage.door"
 
     @Test(arguments: Backend.available) func tokenInspectorShowsTheRegistrationAndEveryAttempt(_ backend: Backend) async throws {
-        let database = backend == .postgres ? try TestDatabases.fresh() : nil
+        let database = backend == .postgres ? try await TestDatabases.fresh() : nil
         try await DeliveryHarness.run(configure: { $0.database = database }) { harness in
             let app = try await harness.api.createApp()
             try await harness.registerControls(app, installation: "phone", user: "ana", controls: [(Self.door, "north", "a001")])
@@ -231,7 +231,7 @@ import Testing
     /// A run's range of installation ids is bytewise, in a PostgreSQL database whose collation is not: "a" sorts
     /// before "B" in en-US and after it in bytes.
     @Test(arguments: Backend.shared) func aRunIsFoundUnderALocaleCollation(_ backend: Backend) async throws {
-        let store = try await backend.open(url: try TestDatabases.fresh(icuLocale: "en-US"), maxConnections: 2)
+        let store = try await backend.open(url: try await TestDatabases.fresh(icuLocale: "en-US"), maxConnections: 2)
         do {
             try await store.registry.createApp(AppRecord.fixture("a"))
             let ids = ["a", "B", "c"] + (0..<LogRun.packedLines).map { "x\($0)" }

@@ -12,7 +12,7 @@ import Testing
     static let maxInFlight = 100
 
     @Test func twoInstancesFinishAnEventThroughTwoKills() async throws {
-        let database = try TestDatabases.fresh()
+        let database = try await TestDatabases.fresh()
         // One simulator for both instances; each push is answered after 50 ms, so with 100 in flight per instance the
         // fan-out (which follows delivery) and the delivery each last seconds: the kills land in their middle even
         // on a stalled run (10 ms left about a second).
@@ -90,8 +90,8 @@ import Testing
         first.kill()
         // What may be sent twice: pushes claimed and not yet recorded when the process died (counted for both
         // instances, so an upper bound): sent or being sent, or answered and waiting for the next recording.
-        func unrecorded() throws -> Int { Int(try TestDatabases.psql(database, "SELECT (SELECT COUNT(*) FROM outbox WHERE state = 'sending') + (SELECT COALESCE(SUM(LENGTH(settled) - LENGTH(REPLACE(settled, '0', ''))), 0) FROM handoffs)")) ?? 0 }
-        var atRisk = try unrecorded()
+        func unrecorded() async throws -> Int { Int(try await TestDatabases.psql(database, "SELECT (SELECT COUNT(*) FROM outbox WHERE state = 'sending') + (SELECT COALESCE(SUM(LENGTH(settled) - LENGTH(REPLACE(settled, '0', ''))), 0) FROM handoffs)")) ?? 0 }
+        var atRisk = try await unrecorded()
         let planned = try await status()["matched"] as? Int ?? 0
         print("multi.kill1_matched=\(planned) of \(total)")
         #expect(planned < total, "the first kill landed after the fan-out had finished")
@@ -103,7 +103,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(10))
         }
         second.kill()
-        atRisk += try unrecorded()
+        atRisk += try await unrecorded()
         let atKill = try await CrashTests.acceptedCount(admin)
         #expect(atKill < total, "the second kill landed after delivery had finished")
         (second, secondAPI) = try await start("b")
@@ -119,7 +119,7 @@ import Testing
         #expect(final["matched"] as? Int == total)
         #expect(final["delivered"] as? Int == total)
         #expect(final["failed"] as? Int == 0)
-        #expect(try TestDatabases.psql(database, "SELECT fan_out_ranges FROM events") == "3", "975 installations after the first page, in pages of 25: 3 ranges")
+        #expect(try await TestDatabases.psql(database, "SELECT fan_out_ranges FROM events") == "3", "975 installations after the first page, in pages of 25: 3 ranges")
         let pushes = try #require(try await admin.call("GET", "/pushes").json as? [[String: Any]])
         var received: [String: Int] = [:]
         for push in pushes { if let token = push["token"] as? String { received[token, default: 0] += 1 } }

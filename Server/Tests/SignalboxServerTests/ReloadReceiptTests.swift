@@ -10,7 +10,7 @@ import Testing
     static let toDoors = #"{"target":{"controls":{"kinds":["com.example.garage.door"]}},"audience":{"all":true}}"#
 
     @Test(arguments: Backend.available) func aReceiptAfterAPushIsMatchedOnceWithItsLatency(_ backend: Backend) async throws {
-        let database = backend == .postgres ? try TestDatabases.fresh() : nil
+        let database = backend == .postgres ? try await TestDatabases.fresh() : nil
         try await DeliveryHarness.run(configure: { $0.database = database }) { harness in
             let app = try await harness.api.createApp()
             try await harness.registerControls(app, installation: "phone", user: "ana", controls: [(Self.door, "north", "a001")])
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test(arguments: Backend.available) func aWidgetReceiptMatchesOnlyARegisteredKindAndTheDashboardShowsIt(_ backend: Backend) async throws {
-        let database = backend == .postgres ? try TestDatabases.fresh() : nil
+        let database = backend == .postgres ? try await TestDatabases.fresh() : nil
         try await DeliveryHarness.run(configure: { $0.database = database }) { harness in
             let app = try await harness.api.createApp()
             let base = "/v1/apps/\(app.id)/installations/phone"

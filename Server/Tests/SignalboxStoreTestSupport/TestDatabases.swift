@@ -26,7 +26,7 @@ package enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertibl
     package func open(claimLease: Duration = .seconds(60)) async throws -> SQLStores {
         switch self {
         case .sqlite: return try await SQLStores.sqlite(path: nil, logger: Logger(label: "test"))
-        case .postgres: return try await open(url: try TestDatabases.fresh(), claimLease: claimLease)
+        case .postgres: return try await open(url: try await TestDatabases.fresh(), claimLease: claimLease)
         }
     }
 
@@ -42,7 +42,7 @@ package enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertibl
         let location: String
         switch self {
         case .sqlite: location = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-test-\(UUID()).sqlite").path
-        case .postgres: location = try TestDatabases.fresh()
+        case .postgres: location = try await TestDatabases.fresh()
         }
         defer { if self == .sqlite { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location + suffix) } } }
         var stores: [SQLStores] = []
@@ -84,9 +84,13 @@ package enum TestDatabases {
     /// (the server's 20 s was missed once at a load average of 18 on 2 cores).
     package static let connectDeadline: Duration = .seconds(120)
 
-    /// Creates an empty database on the test server. - Returns: its URL.
+    /// How long one pooled connection may take to open: the product's 10 s, missed for a minute on end by a loaded
+    /// CI machine, tripped a pool's circuit breaker.
+    package static let connectTimeoutSeconds = 120
+
+    /// Creates an empty database on the test server. - Returns: its URL, with the tests' `connect_timeout`.
     /// - Parameter icuLocale: the database's collation (ICU) instead of the cluster's bytewise `C.UTF-8`.
-    package static func fresh(icuLocale: String? = nil) throws -> String {
+    package static func fresh(icuLocale: String? = nil) async throws -> String {
         guard let base = ProcessInfo.processInfo.environment["SIGNALBOX_TEST_POSTGRES_URL"],
               var parts = URLComponents(string: base)
         else {
@@ -94,14 +98,23 @@ package enum TestDatabases {
         }
         let name = "sb_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let collation = icuLocale.map { " TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '\($0)'" } ?? ""
-        try psql(base, "CREATE DATABASE \(name)\(collation)")
+        try await psql(base, "CREATE DATABASE \(name)\(collation)")
         parts.path = "/" + name
+        parts.queryItems = (parts.queryItems ?? []) + [URLQueryItem(name: "connect_timeout", value: "\(connectTimeoutSeconds)")]
         return parts.string!
     }
 
     /// Runs one SQL command with `psql`. - Returns: what it printed (unaligned, tuples only).
+    /// Waiting for the process happens on a Dispatch thread: blocking one of the few cooperative threads would stall
+    /// every other test in the process meanwhile.
     @discardableResult
-    package static func psql(_ url: String, _ command: String) throws -> String {
+    package static func psql(_ url: String, _ command: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try runPsql(url, command) }) }
+        }
+    }
+
+    private static func runPsql(_ url: String, _ command: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", "-q", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", command]

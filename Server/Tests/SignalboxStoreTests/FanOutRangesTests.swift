@@ -11,7 +11,7 @@ extension OutboxConformanceTests {
     /// App `a` with `count` installations `i00001`… of one control each, bulk-loaded and analyzed; event `e1` to all.
     func bulkSeed(_ url: String, _ store: Stores, installations count: Int) async throws {
         try await seed(PortStores(store), installations: 0)
-        try TestDatabases.psql(url, """
+        try await TestDatabases.psql(url, """
             INSERT INTO installations (app_id, installation_id, user_id, channels, environment, created_at, last_seen_at)
                 SELECT 'a', 'i' || lpad(n::text, 5, '0'), NULL, '[]', 'sandbox', 0, 0 FROM generate_series(1, \(count)) n;
             INSERT INTO controls (app_id, installation_id, position, kind, configuration, push_token, token_seen_at)
@@ -22,7 +22,7 @@ extension OutboxConformanceTests {
 
     /// Runs `body` with `count` PostgreSQL stores on one fresh database, and closes them.
     func withPostgres(stores count: Int, _ body: (String, [Stores]) async throws -> Void) async throws {
-        let url = try TestDatabases.fresh()
+        let url = try await TestDatabases.fresh()
         var stores: [SQLStores] = []
         do {
             for _ in 0..<count {
@@ -58,10 +58,10 @@ extension OutboxConformanceTests {
             // The first page goes out before the audience is counted and cut.
             let first = try await store.delivery.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
             #expect(first.planned == 100 && !first.finished && !first.busy)
-            #expect(try TestDatabases.psql(url, "SELECT count(*) FROM event_ranges") == "0")
+            #expect(try await TestDatabases.psql(url, "SELECT count(*) FROM event_ranges") == "0")
             let split = try await store.delivery.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
             #expect(split.planned == 0 && !split.finished && !split.busy)
-            let bounds = try TestDatabases.psql(url, "SELECT fan_out_cursor || '-' || coalesce(upper_bound, '') FROM event_ranges WHERE event_id = 'e1' ORDER BY position")
+            let bounds = try await TestDatabases.psql(url, "SELECT fan_out_cursor || '-' || coalesce(upper_bound, '') FROM event_ranges WHERE event_id = 'e1' ORDER BY position")
             #expect(bounds.split(separator: "\n") == ["i00100-i01100", "i01100-i02100", "i02100-"], "3,000 installations after the first page, in pages of 100: 3 ranges")
             let holder = try PsqlSession(url)
             defer { holder.close() }
@@ -71,21 +71,21 @@ extension OutboxConformanceTests {
                 WHERE c.relname = 'event_ranges' AND l.granted AND l.pid <> pg_backend_pid()
                 """
             let deadline = ContinuousClock.now + .seconds(120)
-            while try TestDatabases.psql(url, held) == "0" {
+            while try await TestDatabases.psql(url, held) == "0" {
                 try #require(ContinuousClock.now < deadline, "the session never locked the range")
                 try await Task.sleep(for: .milliseconds(20))
             }
             let around = try await step(store, untilBusy: true)
             #expect(around.last.busy && around.planned == 2_000, "the two free ranges planned, then nothing left to take")
-            #expect(try TestDatabases.psql(url, "SELECT count(*) FROM outbox WHERE installation_id > 'i00100' AND installation_id <= 'i01100'") == "0")
-            #expect(try TestDatabases.psql(url, "SELECT state FROM events WHERE event_id = 'e1'") == "fanning-out")
+            #expect(try await TestDatabases.psql(url, "SELECT count(*) FROM outbox WHERE installation_id > 'i00100' AND installation_id <= 'i01100'") == "0")
+            #expect(try await TestDatabases.psql(url, "SELECT state FROM events WHERE event_id = 'e1'") == "fanning-out")
             try holder.send("COMMIT;")
             let rest = try await step(store)
             #expect(rest.last.finished && rest.planned == 1_000)
-            #expect(try TestDatabases.psql(url, "SELECT count(*), count(DISTINCT token) FROM outbox") == "3100|3100")
+            #expect(try await TestDatabases.psql(url, "SELECT count(*), count(DISTINCT token) FROM outbox") == "3100|3100")
             let status = try #require(try await store.delivery.eventStatus(appId: "a", id: "e1"))
             #expect(status.matched == 3_100 && status.state == .delivering)
-            #expect(try TestDatabases.psql(url, "SELECT count(*) FROM event_ranges") == "0", "a planned event's ranges are gone")
+            #expect(try await TestDatabases.psql(url, "SELECT count(*) FROM event_ranges") == "0", "a planned event's ranges are gone")
         }
     }
 
@@ -93,7 +93,7 @@ extension OutboxConformanceTests {
     @Test(arguments: Backend.shared) func aSmallChannelOfALargeAppIsNotSplit(_ backend: Backend) async throws {
         try await withPostgres(stores: 1) { url, stores in
             try await bulkSeed(url, stores[0], installations: 3_000)
-            try TestDatabases.psql(url, """
+            try await TestDatabases.psql(url, """
                 INSERT INTO installation_channels (app_id, channel, installation_id)
                     SELECT 'a', 'home:42', 'i' || lpad(n::text, 5, '0') FROM generate_series(1, 5) n
                 """)
@@ -103,7 +103,7 @@ extension OutboxConformanceTests {
             ))
             let step = try await stores[0].delivery.fanOutStep(eventId: "e2", batchSize: 100, now: now + 10, handOff: 0)
             #expect(step.planned == 5 && step.finished)
-            #expect(try TestDatabases.psql(url, "SELECT fan_out_ranges FROM events WHERE event_id = 'e2'") == "0")
+            #expect(try await TestDatabases.psql(url, "SELECT fan_out_ranges FROM events WHERE event_id = 'e2'") == "0")
         }
     }
 
@@ -116,7 +116,7 @@ extension OutboxConformanceTests {
             let (a, b) = try await (one, two)
             print("ranges.two_instances_planned=\(a.planned)+\(b.planned)")
             #expect(a.planned + b.planned == 3_000)
-            #expect(try TestDatabases.psql(url, "SELECT count(*), count(DISTINCT token) FROM outbox") == "3000|3000")
+            #expect(try await TestDatabases.psql(url, "SELECT count(*), count(DISTINCT token) FROM outbox") == "3000|3000")
             let status = try #require(try await stores[0].delivery.eventStatus(appId: "a", id: "e1"))
             #expect(status.matched == 3_000 && status.coalesced == 0 && status.state == .delivering)
         }

@@ -178,7 +178,7 @@ import Testing
 extension OutboxConformanceTests {
     /// `complete` locks the event's row while it counts deliveries; a fan-out step must plan its page anyway.
     @Test(arguments: Backend.shared) func aStepPlansWhileAnotherInstanceCountsTheEventsDeliveries(_ backend: Backend) async throws {
-        let url = try TestDatabases.fresh()
+        let url = try await TestDatabases.fresh()
         let store = try await Backend.postgres.open(url: url)
         do {
             try await seed(PortStores(store.ports), installations: 50)
@@ -189,7 +189,7 @@ extension OutboxConformanceTests {
                 """]
             try counting.run()
             // Until the row is locked: the other session is then waiting in pg_sleep.
-            while try TestDatabases.psql(url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'") == "0" {
+            while try await TestDatabases.psql(url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'") == "0" {
                 try await Task.sleep(for: .milliseconds(20))
             }
             let step = try await store.ports.delivery.fanOutStep(eventId: "e1", batchSize: 20, now: now + 10, handOff: 0)
@@ -206,12 +206,12 @@ extension OutboxConformanceTests {
     /// the event's first step analyzes them, so the page query is planned from statistics (without them PostgreSQL
     /// sorts the whole audience per page).
     @Test(arguments: [false, true]) func aFanOutAnalyzesRegistrationTablesThatWereNeverAnalyzed(refreshed: Bool) async throws {
-        let url = try TestDatabases.fresh()
+        let url = try await TestDatabases.fresh()
         let store = try await Backend.postgres.open(url: url)
         do {
             try await seed(PortStores(store.ports), installations: 0)
             let app = "a"
-            _ = try TestDatabases.psql(url, """
+            _ = try await TestDatabases.psql(url, """
                 ALTER TABLE installations SET (autovacuum_enabled = false); ALTER TABLE controls SET (autovacuum_enabled = false);
                 INSERT INTO installations (app_id, installation_id, user_id, channels, environment, created_at, last_seen_at)
                     SELECT '\(app)', 'i' || lpad(n::text, 5, '0'), NULL, '[]', 'sandbox', 0, 0 FROM generate_series(1, 1500) n;
@@ -221,19 +221,19 @@ extension OutboxConformanceTests {
             let counted = "SELECT count(*) FROM pg_stat_user_tables WHERE relname IN ('installations', 'controls') AND n_mod_since_analyze >= 1500"
             // The statistics collector reports writes within a second or so.
             let deadline = ContinuousClock.now + .seconds(120)
-            while try TestDatabases.psql(url, counted) != "2" {
+            while try await TestDatabases.psql(url, counted) != "2" {
                 try #require(ContinuousClock.now < deadline, "the writes never showed in pg_stat_user_tables")
                 try await Task.sleep(for: .milliseconds(50))
             }
             let analyzed = "SELECT count(*) FROM pg_stat_user_tables WHERE relname IN ('installations', 'controls') AND last_analyze IS NOT NULL"
-            #expect(try TestDatabases.psql(url, analyzed) == "0")
+            #expect(try await TestDatabases.psql(url, analyzed) == "0")
             if refreshed {
                 try await store.ports.delivery.refreshPlanningStatistics()
-                #expect(try TestDatabases.psql(url, analyzed) == "2")
+                #expect(try await TestDatabases.psql(url, analyzed) == "2")
             }
             let step = try await store.ports.delivery.fanOutStep(eventId: "e1", batchSize: 100, now: now + 10, handOff: 0)
             #expect(step.planned == 100)
-            #expect(try TestDatabases.psql(url, analyzed) == "2")
+            #expect(try await TestDatabases.psql(url, analyzed) == "2")
         } catch {
             try? await store.close()
             throw error
@@ -269,10 +269,10 @@ extension OutboxConformanceTests {
 /// What only PostgreSQL's start can show.
 @Suite struct PostgresStartTests {
     @Test func aDatabaseOfANewerSchemaIsRefused() async throws {
-        let url = try TestDatabases.fresh()
+        let url = try await TestDatabases.fresh()
         let store = try await Backend.postgres.open(url: url, maxConnections: 16)
         try await store.close()
-        try TestDatabases.psql(url, "INSERT INTO signalbox_migrations (version, applied_at) VALUES (99, 0)")
+        try await TestDatabases.psql(url, "INSERT INTO signalbox_migrations (version, applied_at) VALUES (99, 0)")
         await #expect(throws: StoreError.self) { try await Backend.postgres.open(url: url, maxConnections: 16).close() }
     }
 

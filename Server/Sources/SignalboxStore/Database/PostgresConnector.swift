@@ -109,8 +109,21 @@ final class PostgresConnector: SQLConnector {
         } else {
             configuration = .init(host: parts.host ?? "localhost", port: parts.port ?? 5432, username: user, password: parts.password, database: database, tls: tls)
         }
-        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.connectTimeout = try connectTimeout(url: url)
         return configuration
+    }
+
+    /// How long one connection may take to open and log in: the URL's `connect_timeout` in whole seconds, as libpq
+    /// reads it, else 10 s. A connection slower than this is dropped and tried again, so too short a limit keeps a
+    /// slow database from ever getting one.
+    static func connectTimeout(url: String) throws -> Duration {
+        guard let text = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "connect_timeout" })?.value else {
+            return .seconds(10)
+        }
+        guard let seconds = Int(text), (1...3_600).contains(seconds) else {
+            throw StoreError(.unavailable, "connect_timeout must be whole seconds from 1 to 3600, not \(text)")
+        }
+        return .seconds(seconds)
     }
 
     /// The URL without its password, for messages.

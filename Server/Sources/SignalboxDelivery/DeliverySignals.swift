@@ -23,6 +23,10 @@ public final class DeliverySignals: Sendable {
     /// or when the earliest pending push falls due, not each time sends finish.
     let pushesStored = Atomic<Bool>(true)
 
+    /// Events this process is stepping: the first-page loop and the rounds may both pick a new event, and the one
+    /// that comes second skips it instead of spending a transaction to learn it is busy.
+    let stepping = Mutex<Set<String>>([])
+
     /// Events accepted so far: a lone app's fan-out waiting for room stops waiting when this changes, so a new
     /// event (perhaps another app's) is not held up behind that wait.
     let eventsAccepted = Atomic<Int>(0)

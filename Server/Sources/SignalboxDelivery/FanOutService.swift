@@ -67,7 +67,9 @@ public struct FanOutService: Service {
                 for event in queued where !known.contains(event.id) && !Task.isCancelled {
                     do {
                         // Counted as one of several apps: it takes free slots within a share and never waits for room.
-                        _ = try await step(event, pageSize: FanOutPages.first, first: true, apps: 2, accepted: 0)
+                        let outcome = try await step(event, pageSize: FanOutPages.first, first: true, apps: 2, accepted: 0)
+                        // The rounds may have skipped the event meanwhile: its next page is theirs.
+                        if outcome == .planned { signals.fanOut.signal() }
                     } catch {
                         logger.debug("an event's first page failed; the rounds try again", metadata: ["event": "\(event.id)", "error": "\(error)"])
                     }
@@ -109,13 +111,13 @@ public struct FanOutService: Service {
                     )
                     if outcome == .interrupted { break }
                     failures.succeeded(event.id)
-                    pages.took(event.id)
-                    busy += outcome == .busy ? 1 : 0
+                    if outcome != .skipped { pages.took(event.id) }
+                    busy += outcome == .planned ? 0 : 1
                 } catch {
                     await failed(event, error: error, failures: &failures)
                 }
             }
-            // Every event is being fanned out by other instances: look again shortly.
+            // Every event is being fanned out elsewhere (other instances, the first-page loop): look again shortly.
             if busy == round.count { await signals.fanOut.wait(upTo: .milliseconds(50)) }
         }
     }
@@ -142,12 +144,16 @@ public struct FanOutService: Service {
         case planned
         /// Another instance was fanning the event out.
         case busy
+        /// This process was stepping the event already (`DeliverySignals.stepping`).
+        case skipped
         /// An event arrived while the step waited for room: the round is planned again, so it goes first.
         case interrupted
     }
 
     /// Fans out one page of the event's audience.
     private func step(_ event: QueuedEvent, pageSize: Int, first: Bool, apps: Int, accepted: Int) async throws -> StepOutcome {
+        guard signals.stepping.withLock({ $0.insert(event.id).inserted }) else { return .skipped }
+        defer { signals.stepping.withLock { _ = $0.remove(event.id) } }
         guard let reserved = await reserveRoom(appId: event.appId, pageSize: pageSize, apps: apps, accepted: accepted) else { return .interrupted }
         let started = ContinuousClock.now
         let step: FanOutStep

@@ -22,6 +22,22 @@ import Testing
         }
     }
 
+    /// The first-page loop and the rounds both pick up a newly accepted event: one steps it, the other skips it
+    /// (on a database the second would spend a transaction to learn the event is busy, while the new event waits).
+    @Test func aNewEventIsSteppedByOneLoopAtATime() async throws {
+        try await Engine.run(configure: { $0.fanOutBatch = 40 }, wrap: { SlowPageStore($0, pageTime: .milliseconds(30)) }) { engine in
+            let tokens = try await engine.register(120)
+            for event in ["e1", "e2", "e3"] {
+                try await engine.post(event)
+                let status = try await engine.waitUntilDone(event)
+                #expect(status?.delivered == 120, "\(String(describing: status))")
+            }
+            let pages = try #require(engine.delivery as? SlowPageStore).pages
+            #expect(pages.all >= 3 && pages.overlapping == 0, "\(pages)")
+            #expect(engine.apns.counts == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 3) }), "nothing lost, nothing twice")
+        }
+    }
+
     @Test func aRetryWaitsForItsTimeOnTheClock() async throws {
         let flaky = String(format: "%064x", 0xA000 + 7)
         try await Engine.run(answer: { token, attempt in

@@ -15,6 +15,8 @@ import Testing
 struct Engine {
     static let appId = "a"
     let store: MemoryStore
+    /// What the engine stores deliveries in: `store`, or a wrapper around it.
+    let delivery: any DeliveryStore
     let clock: TestClock
     let apns: RecordingAPNs
     let signals: DeliverySignals
@@ -23,8 +25,10 @@ struct Engine {
     /// - Parameters:
     ///   - configure: the delivery configuration (pages, slots).
     ///   - answer: APNs's answer to the `attempt`th push (1, 2, …) to `token`.
+    ///   - wrap: the delivery store the engine uses, around the memory store.
     static func run(
         configure: (inout DeliveryConfiguration) -> Void = { _ in },
+        wrap: (MemoryStore) -> any DeliveryStore = { $0 },
         answer: @escaping @Sendable (_ token: String, _ attempt: Int) async -> APNsResponse = { _, _ in APNsResponse(status: 200) },
         _ body: (Engine) async throws -> Void
     ) async throws {
@@ -45,9 +49,10 @@ struct Engine {
         }
         let signals = DeliverySignals()
         let logger = Logger(label: "test.engine")
-        let dispatcher = Dispatcher(store: store, sender: sender, signals: signals, configuration: configuration, logger: logger, now: { clock.now })
-        let fanOut = FanOutService(store: store, signals: signals, configuration: configuration, logger: logger, now: { clock.now })
-        let engine = Engine(store: store, clock: clock, apns: apns, signals: signals)
+        let delivery = wrap(store)
+        let dispatcher = Dispatcher(store: delivery, sender: sender, signals: signals, configuration: configuration, logger: logger, now: { clock.now })
+        let fanOut = FanOutService(store: delivery, signals: signals, configuration: configuration, logger: logger, now: { clock.now })
+        let engine = Engine(store: store, delivery: delivery, clock: clock, apns: apns, signals: signals)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await dispatcher.run() }
             group.addTask { try await fanOut.run() }

@@ -50,6 +50,8 @@ struct ConfigurationTests {
     @Test(arguments: [
         (["port": "\"eighty\""], [String: String](), [String](), "port (SIGNALBOX_PORT): must be an integer"),
         ([:], ["SIGNALBOX_MAX_IN_FLIGHT": "-1"], [], "delivery.maxInFlight (SIGNALBOX_MAX_IN_FLIGHT): must be from 1"),
+        ([:], ["SIGNALBOX_CLAIM_LEASE_SECONDS": "30"], [], "delivery.claimLeaseSeconds (SIGNALBOX_CLAIM_LEASE_SECONDS): must be longer than the 30 s"),
+        ([:], [:], ["--database", "postgres://signalbox:hunter2@127.0.0.1:1/db?connect_timeout=0"], "connect_timeout must be whole seconds"),
         ([:], ["SIGNALBOX_HEADER_TIMEOUT": "inf"], [], "connections.headerTimeout (SIGNALBOX_HEADER_TIMEOUT): must be positive"),
         ([:], ["SIGNALBOX_APNS_SIMULATOR": "maybe"], [], "apns.simulator (SIGNALBOX_APNS_SIMULATOR): must be true or false"),
         ([:], ["LOG_FORMAT": "xml"], [], "log.format (LOG_FORMAT): must be text or json"),

@@ -42,6 +42,12 @@ extension ServerConfiguration {
         delivery.eventRetention = try read.seconds("delivery.eventRetentionDays", default: delivery.eventRetention, unit: 86_400)
         delivery.fanOutAttempts = try read.int("delivery.fanOutAttempts", default: delivery.fanOutAttempts, in: 1...1_000)
         delivery.claimLease = try read.seconds("delivery.claimLeaseSeconds", default: delivery.claimLease)
+        // A lease that ends while its push is in flight lets another instance send that push again.
+        guard delivery.claimLease > delivery.requestTimeout else {
+            throw ConfigurationError(
+                "bad configuration value: \(problems.describe("delivery.claimLeaseSeconds")): must be longer than the \(Int(delivery.requestTimeout.seconds)) s an APNs request may take"
+            )
+        }
         delivery.fanOutBatch = try read.int("delivery.fanOutBatch", default: delivery.fanOutBatch, in: 1...10_000)
         delivery.handOffAhead = try read.int("delivery.handOffAhead", default: delivery.handOffAhead, in: 0...1_000_000)
 

@@ -11,23 +11,26 @@ extension SQLDelivery {
     ) async throws -> FanOutStep {
         let claim = Claim(owner: database.owner, leaseUntil: (now + database.claimLease.seconds).milliseconds)
         let backend = backend
+        let database = database
         return try await transaction(urgent: urgent) { db in
-            guard var row = try await Self.plannableEvent(db, eventId) else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
+            guard var row = try await Self.plannableEvent(db, eventId, locking: backend == .postgres) else {
+                return FanOutStep(planned: 0, coalesced: 0, finished: true)
+            }
             var splitLater = false
             if try row.decode(column: "fan_out_ranges", as: Int.self) <= 0, backend == .postgres {
                 // One cursor: the step holds the event's advisory lock, and another instance planning the same
                 // event skips it (`busy`) instead of planning the same page twice. Not the event's row lock:
                 // `complete` locks that row to count deliveries, and a step skipping it then would stall the fan-out.
-                guard try await db.raw("""
-                    SELECT pg_try_advisory_xact_lock(hashtextextended(\(bind: "fan-out " + eventId), 0)) AS locked
-                    """).first()?.decode(column: "locked", as: Bool.self) == true
-                else { return FanOutStep(planned: 0, coalesced: 0, finished: false, busy: true) }
-                // Read again under the lock: the holder before may have moved the cursor or split the event.
+                guard try row.decode(column: "locked", as: Bool?.self) == true else { return FanOutStep(planned: 0, coalesced: 0, finished: false, busy: true) }
+                // Read again under the lock: the row above is from before it, and the holder before may have moved
+                // the cursor or split the event since.
                 guard let locked = try await Self.plannableEvent(db, eventId) else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
                 row = locked
                 if try row.decode(column: "state", as: String.self) == EventState.accepted.rawValue {
                     // The first page goes out before the audience is counted and cut: that reads the whole audience.
-                    try await Self.analyzeUnanalyzedTables(db)
+                    if !database.planningStatistics.load(ordering: .relaxed), try await Self.analyzeUnanalyzedTables(db) {
+                        database.planningStatistics.store(true, ordering: .relaxed)
+                    }
                     splitLater = true
                 } else if try row.decode(column: "fan_out_ranges", as: Int.self) == Self.splitAfterFirstPage {
                     let cursor = try row.decodeNil(column: "fan_out_cursor") ? "" : try row.decode(column: "fan_out_cursor", as: String.self)
@@ -82,27 +85,46 @@ extension SQLDelivery {
         return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
     }
 
-    /// The event's row while its fan-out is still to do.
-    private static func plannableEvent(_ db: any SQLDatabase, _ eventId: String) async throws -> (any SQLRow)? {
-        try await db.raw("SELECT * FROM events WHERE event_id = \(bind: eventId) AND state IN (\(stored: [EventState.accepted, .fanningOut]))").first()
+    /// The event's row while its fan-out is still to do. `locking` (PostgreSQL): column `locked` tells whether the
+    /// event's advisory lock was taken, for an event not cut into ranges (else NULL): one round trip for both.
+    private static func plannableEvent(_ db: any SQLDatabase, _ eventId: String, locking: Bool = false) async throws -> (any SQLRow)? {
+        let lock: SQLQueryString = locking
+            ? ", CASE WHEN fan_out_ranges <= 0 THEN pg_try_advisory_xact_lock(hashtextextended(\(bind: "fan-out " + eventId), 0)) END AS locked"
+            : ""
+        return try await db.raw("""
+            SELECT *\(lock) FROM events WHERE event_id = \(bind: eventId) AND state IN (\(stored: [EventState.accepted, .fanningOut]))
+            """).first()
     }
 
     public func refreshPlanningStatistics() async throws {
         guard backend == .postgres else { return }
-        try await oneStatement { db in try await Self.analyzeUnanalyzedTables(db) }
+        let database = database
+        try await oneStatement { db in
+            if try await Self.analyzeUnanalyzedTables(db) { database.planningStatistics.store(true, ordering: .relaxed) }
+        }
     }
 
     /// PostgreSQL plans the audience pages from table statistics. Registrations bulk-loaded before autovacuum first
     /// analyzed their tables have none, and each page then sorts every matching registration; so the server analyzes
-    /// such tables at start and every minute, and an event's first step does if they are still unanalyzed.
-    private static func analyzeUnanalyzedTables(_ db: any SQLDatabase) async throws {
-        let tables = try await db.raw("""
-            SELECT relname::text AS name FROM pg_stat_user_tables
-            WHERE relname IN ('installations', 'installation_channels', 'widgets', 'controls', 'file_provider_domains')
-                AND last_analyze IS NULL AND last_autoanalyze IS NULL AND n_live_tup + n_mod_since_analyze >= 1000
-            """).all().map { try $0.decode(column: "name", as: String.self) }
-        if !tables.isEmpty { try await db.raw("ANALYZE \(unsafeRaw: tables.sorted().joined(separator: ", "))").run() }
+    /// such tables at start and every minute, and an event's first step does until all of them have been analyzed.
+    /// - Returns: whether every registration table has been analyzed (once, by anyone).
+    private static func analyzeUnanalyzedTables(_ db: any SQLDatabase) async throws -> Bool {
+        let rows = try await db.raw("""
+            SELECT relname::text AS name, last_analyze IS NULL AND last_autoanalyze IS NULL AS unanalyzed,
+                n_live_tup + n_mod_since_analyze >= 1000 AS large
+            FROM pg_stat_user_tables WHERE relname IN (\(binds: registrationTables))
+            """).all()
+        var unanalyzed = 0
+        var due: [String] = []
+        for row in rows where try row.decode(column: "unanalyzed", as: Bool.self) {
+            unanalyzed += 1
+            if try row.decode(column: "large", as: Bool.self) { due.append(try row.decode(column: "name", as: String.self)) }
+        }
+        if !due.isEmpty { try await db.raw("ANALYZE \(unsafeRaw: due.sorted().joined(separator: ", "))").run() }
+        return rows.count == registrationTables.count && unanalyzed == due.count
     }
+
+    private static let registrationTables = ["installations", "installation_channels", "widgets", "controls", "file_provider_domains"]
 
     private static func event(_ row: any SQLRow) throws -> EventRecord {
         let decoder = JSONDecoder()

@@ -62,12 +62,15 @@ final class ChildProcess: Sendable {
     /// Everything the process printed so far (stdout and stderr).
     var printed: String { output.withLock { $0.text } }
 
-    /// Waits for the process to end; its exit status, or `nil` when still running at the deadline (a bound for a
-    /// hang, not a window).
+    /// Waits for the process to end and for the end of its output, so that `printed` is all of it; its exit status,
+    /// or `nil` when still running at the deadline (a bound for a hang, not a window).
     func waitForExit(timeout: Duration = .seconds(120)) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        return process.isRunning ? nil : process.terminationStatus
+        guard !process.isRunning else { return nil }
+        // An ended process may still have output in the pipe (a loaded run's CLI test once read none of it).
+        while !output.withLock({ $0.ended }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return process.terminationStatus
     }
 
     /// Sends `signal` and waits until the process has ended (SIGKILL after 20 s if it ignores the signal).

@@ -15,8 +15,6 @@ import Testing
 struct Engine {
     static let appId = "a"
     let store: MemoryStore
-    /// What the engine stores deliveries in: `store`, or a wrapper around it.
-    let delivery: any DeliveryStore
     let clock: TestClock
     let apns: RecordingAPNs
     let signals: DeliverySignals
@@ -52,7 +50,7 @@ struct Engine {
         let delivery = wrap(store)
         let dispatcher = Dispatcher(store: delivery, sender: sender, signals: signals, configuration: configuration, logger: logger, now: { clock.now })
         let fanOut = FanOutService(store: delivery, signals: signals, configuration: configuration, logger: logger, now: { clock.now })
-        let engine = Engine(store: store, delivery: delivery, clock: clock, apns: apns, signals: signals)
+        let engine = Engine(store: store, clock: clock, apns: apns, signals: signals)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await dispatcher.run() }
             group.addTask { try await fanOut.run() }

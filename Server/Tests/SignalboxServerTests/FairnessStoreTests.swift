@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SignalboxAPI
+import SignalboxMemoryStore
 import SignalboxModel
 @testable import SignalboxDelivery
 @testable import SignalboxServer
@@ -194,55 +195,4 @@ final class StepCount: Sendable {
 
     /// Counts one more and returns the count, this one included.
     func next() -> Int { count.withLock { $0 += 1; return $0 } }
-}
-
-/// A store whose fan-out steps first run `before` with the event's id, so a test can make one event's steps throw
-/// or wait.
-final class HookedStepStore: DeliveryStore, Sendable {
-    struct Injected: Error {}
-    let base: any DeliveryStore
-    let before: @Sendable (_ eventId: String) async throws -> Void
-    private let counts = Mutex<[String: Int]>([:])
-
-    init(base: any DeliveryStore, before: @escaping @Sendable (_ eventId: String) async throws -> Void) {
-        self.base = base
-        self.before = before
-    }
-
-    private let listed = Mutex(0)
-
-    /// Steps of `eventId` begun so far.
-    func steps(of eventId: String) -> Int { counts.withLock { $0[eventId, default: 0] } }
-
-    /// Times the events to fan out were listed (counted once the list is read).
-    var listings: Int { listed.withLock { $0 } }
-
-    func fanOutPage(
-        eventId: String, batchSize: Int, fullPage: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
-    ) async throws -> FanOutStep {
-        counts.withLock { $0[eventId, default: 0] += 1 }
-        try await before(eventId)
-        return try await base.fanOutPage(eventId: eventId, batchSize: batchSize, fullPage: fullPage, now: now, urgent: urgent, step)
-    }
-
-    func pushIntervals(appId: String) async throws -> [PushKind: Int] { try await base.pushIntervals(appId: appId) }
-    func setPushIntervals(appId: String, _ intervals: [PushKind: Int]) async throws { try await base.setPushIntervals(appId: appId, intervals) }
-    func createEvent(_ event: EventRecord) async throws { try await base.createEvent(event) }
-    func eventStatus(appId: String, id: String) async throws -> EventStatus? { try await base.eventStatus(appId: appId, id: id) }
-    func eventsToFanOut(limit: Int) async throws -> [QueuedEvent] {
-        let queued = try await base.eventsToFanOut(limit: limit)
-        listed.withLock { $0 += 1 }
-        return queued
-    }
-    func failEvent(id: String, reason: String, now: Date) async throws { try await base.failEvent(id: id, reason: reason, now: now) }
-    func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int { try await base.purgeEvents(createdBefore: cutoff, limit: limit) }
-    func releaseClaims(now: Date) async throws -> Int { try await base.releaseClaims(now: now) }
-    func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
-        try await base.claimDuePushes(now: now, limit: limit, pausedApps: pausedApps)
-    }
-    func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary { try await base.complete(completions, now: now) }
-    func nextDueDate(pausedApps: Set<String>) async throws -> Date? { try await base.nextDueDate(pausedApps: pausedApps) }
-    func outboxDepth() async throws -> Int { try await base.outboxDepth() }
-    func sharedTime() async throws -> Date? { try await base.sharedTime() }
-    func refreshPlanningStatistics() async throws { try await base.refreshPlanningStatistics() }
 }

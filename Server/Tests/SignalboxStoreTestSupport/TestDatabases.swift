@@ -105,16 +105,11 @@ package enum TestDatabases {
     }
 
     /// Runs one SQL command with `psql`. - Returns: what it printed (unaligned, tuples only).
-    /// Waiting for the process happens on a Dispatch thread: blocking one of the few cooperative threads would stall
-    /// every other test in the process meanwhile.
+    /// The process is launched here and polled, not waited for: a blocked cooperative thread stalls every test in the
+    /// process, and launching from threads of their own once crashed libdispatch (docs/reliability.md). What the
+    /// tests print stays far below a pipe's 64 KB, so `psql` never waits for a reader.
     @discardableResult
     package static func psql(_ url: String, _ command: String) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try runPsql(url, command) }) }
-        }
-    }
-
-    private static func runPsql(_ url: String, _ command: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", "-q", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", command]
@@ -123,8 +118,8 @@ package enum TestDatabases {
         process.standardError = errors
         process.standardOutput = output
         try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
         let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw TestDatabaseError(message: "psql failed: \(message)")

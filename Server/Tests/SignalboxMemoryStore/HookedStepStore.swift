@@ -1,0 +1,62 @@
+import Foundation
+import SignalboxModel
+import Synchronization
+
+/// A delivery store around another whose fan-out steps first run `before` with the event's id, and `after` once
+/// the step has ended: a test makes one event's steps throw or wait, or watches them.
+public final class HookedStepStore: DeliveryStore, Sendable {
+    public struct Injected: Error {
+        public init() {}
+    }
+    let base: any DeliveryStore
+    let before: @Sendable (_ eventId: String) async throws -> Void
+    let after: @Sendable (_ eventId: String) -> Void
+    private let counts = Mutex<[String: Int]>([:])
+
+    public init(
+        base: any DeliveryStore, before: @escaping @Sendable (_ eventId: String) async throws -> Void,
+        after: @escaping @Sendable (_ eventId: String) -> Void = { _ in }
+    ) {
+        self.base = base
+        self.before = before
+        self.after = after
+    }
+
+    private let listed = Mutex(0)
+
+    /// Steps of `eventId` begun so far.
+    public func steps(of eventId: String) -> Int { counts.withLock { $0[eventId, default: 0] } }
+
+    /// Times the events to fan out were listed (counted once the list is read).
+    public var listings: Int { listed.withLock { $0 } }
+
+    public func fanOutPage(
+        eventId: String, batchSize: Int, fullPage: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+    ) async throws -> FanOutStep {
+        counts.withLock { $0[eventId, default: 0] += 1 }
+        defer { after(eventId) }
+        try await before(eventId)
+        return try await base.fanOutPage(eventId: eventId, batchSize: batchSize, fullPage: fullPage, now: now, urgent: urgent, step)
+    }
+
+    public func pushIntervals(appId: String) async throws -> [PushKind: Int] { try await base.pushIntervals(appId: appId) }
+    public func setPushIntervals(appId: String, _ intervals: [PushKind: Int]) async throws { try await base.setPushIntervals(appId: appId, intervals) }
+    public func createEvent(_ event: EventRecord) async throws { try await base.createEvent(event) }
+    public func eventStatus(appId: String, id: String) async throws -> EventStatus? { try await base.eventStatus(appId: appId, id: id) }
+    public func eventsToFanOut(limit: Int) async throws -> [QueuedEvent] {
+        let queued = try await base.eventsToFanOut(limit: limit)
+        listed.withLock { $0 += 1 }
+        return queued
+    }
+    public func failEvent(id: String, reason: String, now: Date) async throws { try await base.failEvent(id: id, reason: reason, now: now) }
+    public func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int { try await base.purgeEvents(createdBefore: cutoff, limit: limit) }
+    public func releaseClaims(now: Date) async throws -> Int { try await base.releaseClaims(now: now) }
+    public func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
+        try await base.claimDuePushes(now: now, limit: limit, pausedApps: pausedApps)
+    }
+    public func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary { try await base.complete(completions, now: now) }
+    public func nextDueDate(pausedApps: Set<String>) async throws -> Date? { try await base.nextDueDate(pausedApps: pausedApps) }
+    public func outboxDepth() async throws -> Int { try await base.outboxDepth() }
+    public func sharedTime() async throws -> Date? { try await base.sharedTime() }
+    public func refreshPlanningStatistics() async throws { try await base.refreshPlanningStatistics() }
+}

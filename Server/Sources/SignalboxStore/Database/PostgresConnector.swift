@@ -113,9 +113,9 @@ final class PostgresConnector: SQLConnector {
         return configuration
     }
 
-    /// How long one connection may take to open and log in: the URL's `connect_timeout` in whole seconds, as libpq
-    /// reads it, else 10 s. A connection slower than this is dropped and tried again, so too short a limit keeps a
-    /// slow database from ever getting one.
+    /// How long one connection may take to open and log in: the URL's `connect_timeout` (libpq's name) in whole
+    /// seconds from 1 to 3600, else 10 s. A connection slower than this is dropped and tried again, so too short a
+    /// limit keeps a slow database from ever getting one.
     static func connectTimeout(url: String) throws -> Duration {
         guard let text = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "connect_timeout" })?.value else {
             return .seconds(10)

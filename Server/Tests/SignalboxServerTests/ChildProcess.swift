@@ -68,7 +68,7 @@ final class ChildProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         guard !process.isRunning else { return nil }
-        // An ended process may still have output in the pipe (a loaded run's CLI test once read none of it).
+        // An ended process may still have output in the pipe; only the output's end says all of it was read.
         while !output.withLock({ $0.ended }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         return process.terminationStatus
     }

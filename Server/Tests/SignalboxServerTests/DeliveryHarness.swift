@@ -111,7 +111,7 @@ struct WaitTimedOut: Error, CustomStringConvertible {
 extension ServerConfiguration {
     /// Limits a loaded run (the parallel suite on two cores) meets only when something hangs. A request head can
     /// stall for seconds (the header limit has its own tests, `RequestTimeoutsTests`), and the first TLS handshake
-    /// to APNs can take tens of seconds (the request limit stays below SQLite's 60 s claim lease).
+    /// to APNs can take tens of seconds (the request limit stays below the claim lease, as configuration requires).
     mutating func boundOnlyAgainstHangs() {
         connections.headerTimeout = .seconds(120)
         delivery.requestTimeout = .seconds(50)

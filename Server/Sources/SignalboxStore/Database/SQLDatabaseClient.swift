@@ -1,7 +1,6 @@
 import Foundation
 import SQLKit
 import SignalboxModel
-import Synchronization
 
 /// The database every SQL store shares: its connector (one SQLite connection or a PostgreSQL pool), who this process
 /// is in claims, and the transactions the stores run. One client per process and database; the stores hold it.
@@ -12,8 +11,6 @@ final class SQLDatabaseClient: Sendable {
     let owner = PushIds.next()
     /// How long a claim stays this process's; a claim older than that is another instance's to take over.
     let claimLease: Duration
-    /// Set once every registration table has statistics (PostgreSQL): an event's first step then stops checking.
-    let planningStatistics = Atomic<Bool>(false)
 
     init(connector: any SQLConnector, claimLease: Duration = .seconds(60)) {
         self.connector = connector

@@ -11,7 +11,6 @@ extension SQLDelivery {
     ) async throws -> FanOutStep {
         let claim = Claim(owner: database.owner, leaseUntil: (now + database.claimLease.seconds).milliseconds)
         let backend = backend
-        let database = database
         return try await transaction(urgent: urgent) { db in
             guard var row = try await Self.plannableEvent(db, eventId, locking: backend == .postgres) else {
                 return FanOutStep(planned: 0, coalesced: 0, finished: true)
@@ -28,9 +27,7 @@ extension SQLDelivery {
                 row = locked
                 if try row.decode(column: "state", as: String.self) == EventState.accepted.rawValue {
                     // The first page goes out before the audience is counted and cut: that reads the whole audience.
-                    if !database.planningStatistics.load(ordering: .relaxed), try await Self.analyzeUnanalyzedTables(db) {
-                        database.planningStatistics.store(true, ordering: .relaxed)
-                    }
+                    try await Self.analyzeUnanalyzedTables(db)
                     splitLater = true
                 } else if try row.decode(column: "fan_out_ranges", as: Int.self) == Self.splitAfterFirstPage {
                     let cursor = try row.decodeNil(column: "fan_out_cursor") ? "" : try row.decode(column: "fan_out_cursor", as: String.self)
@@ -98,30 +95,21 @@ extension SQLDelivery {
 
     public func refreshPlanningStatistics() async throws {
         guard backend == .postgres else { return }
-        let database = database
-        try await oneStatement { db in
-            if try await Self.analyzeUnanalyzedTables(db) { database.planningStatistics.store(true, ordering: .relaxed) }
-        }
+        try await oneStatement { db in try await Self.analyzeUnanalyzedTables(db) }
     }
 
     /// PostgreSQL plans the audience pages from table statistics. Registrations bulk-loaded before autovacuum first
     /// analyzed their tables have none, and each page then sorts every matching registration; so the server analyzes
-    /// such tables at start and every minute, and an event's first step does until all of them have been analyzed.
-    /// - Returns: whether every registration table has been analyzed (once, by anyone).
-    private static func analyzeUnanalyzedTables(_ db: any SQLDatabase) async throws -> Bool {
-        let rows = try await db.raw("""
-            SELECT relname::text AS name, last_analyze IS NULL AND last_autoanalyze IS NULL AS unanalyzed,
-                n_live_tup + n_mod_since_analyze >= 1000 AS large
-            FROM pg_stat_user_tables WHERE relname IN (\(binds: registrationTables))
-            """).all()
-        var unanalyzed = 0
-        var due: [String] = []
-        for row in rows where try row.decode(column: "unanalyzed", as: Bool.self) {
-            unanalyzed += 1
-            if try row.decode(column: "large", as: Bool.self) { due.append(try row.decode(column: "name", as: String.self)) }
-        }
+    /// such tables at start and every minute, and an event's first step does too. The look asks the statistics
+    /// functions about the five tables by name: `pg_stat_user_tables`, a view over every table, cost several
+    /// milliseconds to plan on each first step, in the path of the event's first push.
+    private static func analyzeUnanalyzedTables(_ db: any SQLDatabase) async throws {
+        let due = try await db.raw("""
+            SELECT name FROM unnest(\(bind: registrationTables)) AS name, to_regclass(name) AS t(oid)
+            WHERE pg_stat_get_last_analyze_time(t.oid) IS NULL AND pg_stat_get_last_autoanalyze_time(t.oid) IS NULL
+                AND pg_stat_get_live_tuples(t.oid) + pg_stat_get_mod_since_analyze(t.oid) >= 1000
+            """).all().map { try $0.decode(column: "name", as: String.self) }
         if !due.isEmpty { try await db.raw("ANALYZE \(unsafeRaw: due.sorted().joined(separator: ", "))").run() }
-        return rows.count == registrationTables.count && unanalyzed == due.count
     }
 
     private static let registrationTables = ["installations", "installation_channels", "widgets", "controls", "file_provider_domains"]

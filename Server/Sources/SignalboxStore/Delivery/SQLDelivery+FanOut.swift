@@ -101,8 +101,8 @@ extension SQLDelivery {
     /// PostgreSQL plans the audience pages from table statistics. Registrations bulk-loaded before autovacuum first
     /// analyzed their tables have none, and each page then sorts every matching registration; so the server analyzes
     /// such tables at start and every minute, and an event's first step does too. The look asks the statistics
-    /// functions about the five tables by name: `pg_stat_user_tables`, a view over every table, cost several
-    /// milliseconds to plan on each first step, in the path of the event's first push.
+    /// functions about the five tables by name, not the `pg_stat_user_tables` view: the view joins every table of
+    /// the database, and planning it would sit in the path of every event's first push.
     private static func analyzeUnanalyzedTables(_ db: any SQLDatabase) async throws {
         let due = try await db.raw("""
             SELECT name FROM unnest(\(bind: registrationTables)) AS name, to_regclass(name) AS t(oid)

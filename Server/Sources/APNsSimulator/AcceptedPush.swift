@@ -26,6 +26,7 @@ public struct AcceptedPush: Sendable, Hashable, Codable {
 
 /// What the simulator has seen since it started or was last reset.
 public struct SimulatorStats: Sendable, Hashable, Codable {
+    /// Connections on which a client spoke HTTP/2 (TLS done); a connect that goes no further is not counted.
     public var connectionsAccepted = 0
     /// Every request answered, accepted or not.
     public var requests = 0

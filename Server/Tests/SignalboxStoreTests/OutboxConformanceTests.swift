@@ -243,6 +243,31 @@ extension OutboxConformanceTests {
         try await store.close()
     }
 
+    /// A step reads the event's row before it takes the event's lock, so another instance's step may commit in
+    /// between: the page must then be rolled back, not stored over the other's.
+    @Test func aPageReadBeforeAnotherStepMovedTheEventIsRolledBack() async throws {
+        let url = try await TestDatabases.fresh()
+        let store = try await Backend.postgres.open(url: url)
+        do {
+            try await seed(PortStores(store.ports), installations: 30)
+            let step = try await store.ports.delivery.fanOutPage(eventId: "e1", batchSize: 10, fullPage: 10, now: now + 10, urgent: true) { page in
+                // After the step's read: another instance's first page (i0000…i0009) commits.
+                _ = try await TestDatabases.psql(url, "UPDATE events SET state = 'fanning-out', fan_out_cursor = 'i0009', matched = 10 WHERE event_id = 'e1'")
+                return try await page.store(FanOutPlanner.plan(page.event.request.target, candidates: page.candidates), handOff: 5)
+            }
+            #expect(step.busy && step.planned == 0 && step.handedOff.isEmpty)
+            #expect(try await TestDatabases.psql(url, "SELECT (SELECT count(*) FROM outbox) + (SELECT count(*) FROM handoffs)") == "0")
+            try await fanOut(PortStores(store.ports), "e1", batch: 10)
+            let pushes = try await claimAll(PortStores(store.ports), at: now + 20)
+            #expect(pushes.map(\.installationId).sorted() == (10..<30).map { String(format: "i%04d", $0) })
+            #expect(try await store.ports.delivery.eventStatus(appId: "a", id: "e1")?.matched == 30)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
     @Test(arguments: Backend.available) func aKeysProviderTokenIsMintedOnceAndSharedUntilItIsOld(_ backend: Backend) async throws {
         try await backend.withStores(2) { stores in
             let key = SigningKeyID(teamId: "TEAM123456", keyId: "KEY1234567", fingerprint: "f1")

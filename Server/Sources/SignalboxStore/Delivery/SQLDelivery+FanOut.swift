@@ -11,86 +11,128 @@ extension SQLDelivery {
     ) async throws -> FanOutStep {
         let claim = Claim(owner: database.owner, leaseUntil: (now + database.claimLease.seconds).milliseconds)
         let backend = backend
-        return try await transaction(urgent: urgent) { db in
-            guard var row = try await Self.plannableEvent(db, eventId, locking: backend == .postgres) else {
-                return FanOutStep(planned: 0, coalesced: 0, finished: true)
+        do {
+            return try await transaction(urgent: urgent) { db in
+                try await Self.page(db, backend, eventId: eventId, batchSize: batchSize, fullPage: fullPage, now: now, claim: claim, step)
             }
-            var splitLater = false
-            if try row.decode(column: "fan_out_ranges", as: Int.self) <= 0, backend == .postgres {
-                // One cursor: the step holds the event's advisory lock, and another instance planning the same
-                // event skips it (`busy`) instead of planning the same page twice. Not the event's row lock:
-                // `complete` locks that row to count deliveries, and a step skipping it then would stall the fan-out.
-                guard try row.decode(column: "locked", as: Bool?.self) == true else { return FanOutStep(planned: 0, coalesced: 0, finished: false, busy: true) }
-                // Read again under the lock: the row above is from before it, and the holder before may have moved
-                // the cursor or split the event since.
+        } catch is EventMovedMeanwhile {
+            return FanOutStep(planned: 0, coalesced: 0, finished: false, busy: true)
+        }
+    }
+
+    /// `fanOutPage` inside its transaction.
+    private static func page(
+        _ db: any SQLDatabase, _ backend: SQLBackend, eventId: String, batchSize: Int, fullPage: Int, now: Date, claim: Claim,
+        _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
+    ) async throws -> FanOutStep {
+        guard var row = try await Self.plannableEvent(db, eventId, locking: backend == .postgres) else {
+            return FanOutStep(planned: 0, coalesced: 0, finished: true)
+        }
+        var ranges = try row.decode(column: "fan_out_ranges", as: Int.self)
+        var splitLater = false
+        if ranges <= 0, backend == .postgres {
+            // One cursor: the step holds the event's advisory lock, and another instance planning the same
+            // event skips it (`busy`) instead of planning the same page twice. Not the event's row lock:
+            // `complete` locks that row to count deliveries, and a step skipping it then would stall the fan-out.
+            // The row was read before the lock was taken: the page's write checks it is unchanged (`PagePosition`).
+            guard try row.decode(column: "locked", as: Bool?.self) == true else { return FanOutStep(planned: 0, coalesced: 0, finished: false, busy: true) }
+            if ranges == Self.splitAfterFirstPage {
+                // The split writes from the row, so it reads it again under the lock: the holder before may have split.
                 guard let locked = try await Self.plannableEvent(db, eventId) else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
                 row = locked
-                if try row.decode(column: "state", as: String.self) == EventState.accepted.rawValue {
-                    // The first page goes out before the audience is counted and cut: that reads the whole audience.
-                    try await Self.analyzeUnanalyzedTables(db)
-                    splitLater = true
-                } else if try row.decode(column: "fan_out_ranges", as: Int.self) == Self.splitAfterFirstPage {
+                ranges = try row.decode(column: "fan_out_ranges", as: Int.self)
+                if ranges == Self.splitAfterFirstPage {
                     let cursor = try row.decodeNil(column: "fan_out_cursor") ? "" : try row.decode(column: "fan_out_cursor", as: String.self)
                     if try await Self.split(db, event: try Self.event(row), after: cursor, batchSize: fullPage) {
                         return FanOutStep(planned: 0, coalesced: 0, finished: false)
                     }
                     try await db.raw("UPDATE events SET fan_out_ranges = 0 WHERE event_id = \(bind: eventId)").run()
+                    ranges = 0
                 }
+            } else if try row.decode(column: "state", as: String.self) == EventState.accepted.rawValue {
+                // The first page goes out before the audience is counted and cut: that reads the whole audience.
+                if let due = try row.decode(column: "unanalyzed", as: String?.self) { try await db.raw("ANALYZE \(unsafeRaw: due)").run() }
+                splitLater = true
             }
-            var range: FanOutRange?
-            if try row.decode(column: "fan_out_ranges", as: Int.self) > 0 {
-                range = try await Self.takeRange(db, eventId: eventId)
-                if range == nil { return try await Self.noFreeRange(db, eventId: eventId) }
-            }
-            let event = try Self.event(row)
-            let cursor = try range?.cursor ?? (row.decodeNil(column: "fan_out_cursor") ? "" : row.decode(column: "fan_out_cursor", as: String.self))
-            let (page, exhausted) = try await Self.installationPage(db, backend, event: event, after: cursor, upTo: range?.upperBound, limit: batchSize)
-            let candidates = try await Self.candidates(db, backend, event: event, page: page, now: now)
-            let position = PagePosition(cursor: page.last?.id ?? cursor, exhausted: exhausted, range: range)
-            let planned = try await step(FanOutPage(event: event, candidates: candidates) { pushes, handOff in
-                try await Self.store(db, backend, pushes, event: event, position: position, now: now, handOff: handOff, claim: claim)
-            })
-            if splitLater, !planned.finished, FanOutRanges.splittable(event.request.audience) {
-                try await db.raw("UPDATE events SET fan_out_ranges = \(bind: Self.splitAfterFirstPage) WHERE event_id = \(bind: eventId)").run()
-            }
-            return planned
         }
+        var range: FanOutRange?
+        if ranges > 0 {
+            range = try await Self.takeRange(db, eventId: eventId)
+            if range == nil { return try await Self.noFreeRange(db, eventId: eventId) }
+        }
+        let event = try Self.event(row)
+        let stored: String? = try row.decodeNil(column: "fan_out_cursor") ? nil : row.decode(column: "fan_out_cursor", as: String.self)
+        let cursor = range?.cursor ?? stored ?? ""
+        let (page, exhausted) = try await Self.installationPage(db, backend, event: event, after: cursor, upTo: range?.upperBound, limit: batchSize)
+        let candidates = try await Self.candidates(db, backend, event: event, page: page, now: now)
+        let position = PagePosition(
+            cursor: page.last?.id ?? cursor, exhausted: exhausted, range: range,
+            read: range == nil ? (try row.decode(column: "state", as: String.self), stored ?? "", ranges) : nil
+        )
+        let intervals = try Self.intervals(in: row)
+        let planned = try await step(FanOutPage(event: event, candidates: candidates) { pushes, handOff in
+            try await Self.store(db, backend, pushes, event: event, position: position, intervals: intervals, now: now, handOff: handOff, claim: claim)
+        })
+        if splitLater, !planned.finished, FanOutRanges.splittable(event.request.audience) {
+            try await db.raw("UPDATE events SET fan_out_ranges = \(bind: Self.splitAfterFirstPage) WHERE event_id = \(bind: eventId)").run()
+        }
+        return planned
     }
 
     /// Stores a page's planned pushes and moves the event (or its range) past the page.
     private static func store(
-        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, position: PagePosition, now: Date,
-        handOff: Int, claim: Claim
+        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, position: PagePosition,
+        intervals: [PushKind: Int], now: Date, handOff: Int, claim: Claim
     ) async throws -> FanOutStep {
         // An event's pushes share one kind, so at most one minimum interval applies.
-        var interval = 0
-        if let kind = pushes.first?.kind { interval = try await Self.intervals(db, appId: event.appId)[kind] ?? 0 }
+        let interval = pushes.first.flatMap { intervals[$0.kind] } ?? 0
         let (coalesced, handedOff) = try await Self.enqueue(db, backend, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
         var finished = position.exhausted
         if let range = position.range {
             finished = try await Self.advance(db, range, to: position.cursor, rangeFinished: finished, matched: pushes.count, coalesced: coalesced)
-        } else {
-            try await db.raw("""
+            if finished { try await SQLWebhooks.recordIfSettled(db, eventId: event.id, now: now) }
+        } else if let read = position.read {
+            // Only if the row is as the page read it: else another step moved the event since, and this page was planned.
+            guard let counts = try await db.raw("""
                 UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
                     fan_out_cursor = \(bind: position.cursor), matched = matched + \(bind: pushes.count),
                     coalesced = coalesced + \(bind: coalesced)
-                WHERE event_id = \(bind: event.id) AND state IN (\(stored: [EventState.accepted, .fanningOut]))
-                """).run()
+                WHERE event_id = \(bind: event.id) AND state = \(bind: read.state) AND COALESCE(fan_out_cursor, '') = \(bind: read.cursor)
+                    AND fan_out_ranges = \(bind: read.ranges)
+                RETURNING \(unsafeRaw: SQLWebhooks.countColumns), CASE WHEN \(SQLDelivery.eventIsDone) THEN 1 ELSE 0 END AS done
+                """).first() else { throw EventMovedMeanwhile() }
+            if try counts.decode(column: "done", as: Int.self) == 1 { try await SQLWebhooks.recordDone(db, counts: counts, now: now) }
         }
-        if finished { try await SQLWebhooks.recordIfSettled(db, eventId: event.id, now: now) }
         if pushes.count > coalesced + handedOff.count, let announce = backend.announce(.pushesQueued) { try await db.raw(announce).run() }
         return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
     }
 
     /// The event's row while its fan-out is still to do. `locking` (PostgreSQL): column `locked` tells whether the
     /// event's advisory lock was taken, for an event not cut into ranges (else NULL): one round trip for both.
+    /// Column `intervals`: the app's minimum intervals (`intervals(in:)`), read with the row to save a round trip.
+    /// Column `unanalyzed` (`locking`, an accepted event): the registration tables to analyze (`analyzeUnanalyzedTables`).
     private static func plannableEvent(_ db: any SQLDatabase, _ eventId: String, locking: Bool = false) async throws -> (any SQLRow)? {
         let lock: SQLQueryString = locking
-            ? ", CASE WHEN fan_out_ranges <= 0 THEN pg_try_advisory_xact_lock(hashtextextended(\(bind: "fan-out " + eventId), 0)) END AS locked"
+            ? """
+                , CASE WHEN fan_out_ranges <= 0 THEN pg_try_advisory_xact_lock(hashtextextended(\(bind: "fan-out " + eventId), 0)) END AS locked,
+                CASE WHEN state = \(stored: EventState.accepted) THEN (\(unanalyzedTables)) END AS unanalyzed
+                """
             : ""
         return try await db.raw("""
-            SELECT *\(lock) FROM events WHERE event_id = \(bind: eventId) AND state IN (\(stored: [EventState.accepted, .fanningOut]))
+            SELECT *\(lock), (SELECT string_agg(kind || '=' || seconds, ',') FROM push_intervals p WHERE p.app_id = events.app_id) AS intervals
+            FROM events WHERE event_id = \(bind: eventId) AND state IN (\(stored: [EventState.accepted, .fanningOut]))
             """).first()
+    }
+
+    /// The `intervals` column of `plannableEvent`: `kind=seconds` pairs.
+    private static func intervals(in row: any SQLRow) throws -> [PushKind: Int] {
+        guard let listed = try row.decode(column: "intervals", as: String?.self) else { return [:] }
+        var intervals: [PushKind: Int] = [:]
+        for pair in listed.split(separator: ",") {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2, let kind = PushKind(rawValue: String(parts[0])), let seconds = Int(parts[1]) { intervals[kind] = seconds }
+        }
+        return intervals
     }
 
     public func refreshPlanningStatistics() async throws {
@@ -104,12 +146,17 @@ extension SQLDelivery {
     /// functions about the five tables by name, not the `pg_stat_user_tables` view: the view joins every table of
     /// the database, and planning it would sit in the path of every event's first push.
     private static func analyzeUnanalyzedTables(_ db: any SQLDatabase) async throws {
-        let due = try await db.raw("""
-            SELECT name FROM unnest(\(bind: registrationTables)) AS name, to_regclass(name) AS t(oid)
-            WHERE pg_stat_get_last_analyze_time(t.oid) IS NULL AND pg_stat_get_last_autoanalyze_time(t.oid) IS NULL
-                AND pg_stat_get_live_tuples(t.oid) + pg_stat_get_mod_since_analyze(t.oid) >= 1000
-            """).all().map { try $0.decode(column: "name", as: String.self) }
-        if !due.isEmpty { try await db.raw("ANALYZE \(unsafeRaw: due.sorted().joined(separator: ", "))").run() }
+        let due = try await db.raw("SELECT (\(unanalyzedTables)) AS due").first()?.decode(column: "due", as: String?.self)
+        if let due { try await db.raw("ANALYZE \(unsafeRaw: due)").run() }
+    }
+
+    /// The registration tables due for `ANALYZE`, comma-separated, or NULL. Only names of the fixed list.
+    private static var unanalyzedTables: SQLQueryString {
+        """
+        SELECT string_agg(name, ', ' ORDER BY name) FROM unnest(\(bind: registrationTables)) AS name, to_regclass(name) AS t(oid)
+        WHERE pg_stat_get_last_analyze_time(t.oid) IS NULL AND pg_stat_get_last_autoanalyze_time(t.oid) IS NULL
+            AND pg_stat_get_live_tuples(t.oid) + pg_stat_get_mod_since_analyze(t.oid) >= 1000
+        """
     }
 
     private static let registrationTables = ["installations", "installation_channels", "widgets", "controls", "file_provider_domains"]
@@ -315,4 +362,10 @@ private struct PagePosition: Sendable {
     let cursor: String
     let exhausted: Bool
     let range: FanOutRange?
+    /// Outside a range: the event's state, cursor ("" for none) and `fan_out_ranges` as the page read them.
+    let read: (state: String, cursor: String, ranges: Int)?
 }
+
+/// The event's row changed between the page's read and its write (another instance's step committed before this
+/// one took the lock): the page is rolled back and the step reports `busy`.
+private struct EventMovedMeanwhile: Error {}

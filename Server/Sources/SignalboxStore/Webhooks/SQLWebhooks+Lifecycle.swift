@@ -35,7 +35,7 @@ extension SQLWebhooks {
         guard !added.isEmpty else { return }
         var finished: [LifecycleEvent] = []
         for row in try await db.raw("""
-            SELECT event_id, app_id, matched, coalesced, delivered, failed, pruned FROM events
+            SELECT \(unsafeRaw: countColumns) FROM events
             WHERE event_id IN (\(binds: added.keys.sorted())) AND \(SQLDelivery.eventIsDone)
             """).all() {
             let counts = try EventCounts(row)
@@ -48,16 +48,23 @@ extension SQLWebhooks {
     /// `event.done` when a fan-out finishes with every push already answered (or none planned).
     static func recordIfSettled(_ db: any SQLDatabase, eventId: String, now: Date) async throws {
         guard let row = try await db.raw("""
-            SELECT event_id, app_id, matched, coalesced, delivered, failed, pruned FROM events
-            WHERE event_id = \(bind: eventId) AND \(SQLDelivery.eventIsDone)
+            SELECT \(unsafeRaw: countColumns) FROM events WHERE event_id = \(bind: eventId) AND \(SQLDelivery.eventIsDone)
             """).first() else { return }
+        try await recordDone(db, counts: row, now: now)
+    }
+
+    /// `event.done` from a row of the event's `countColumns`, read as it finished.
+    static func recordDone(_ db: any SQLDatabase, counts row: any SQLRow, now: Date) async throws {
         try await record(db, [try EventCounts(row).lifecycleEvent(.eventDone, at: now)])
     }
+
+    /// The columns of `events` a lifecycle event reports.
+    static let countColumns = "event_id, app_id, matched, coalesced, delivered, failed, pruned"
 
     /// `event.failed` with the reason, when the event was failed just now.
     static func recordFailedEvent(_ db: any SQLDatabase, eventId: String, reason: String, now: Date) async throws {
         guard let row = try await db.raw("""
-            SELECT event_id, app_id, matched, coalesced, delivered, failed, pruned FROM events WHERE event_id = \(bind: eventId)
+            SELECT \(unsafeRaw: countColumns) FROM events WHERE event_id = \(bind: eventId)
             """).first() else { return }
         try await record(db, [try EventCounts(row).lifecycleEvent(.eventFailed, at: now, reason: reason)])
     }

@@ -77,7 +77,8 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(delay))
         let postedY = ContinuousClock.now
         let postedYAt = Date()
-        let small = try await api.call("POST", "/v1/apps/\(quiet.id)/events", key: quiet.serverKey, json: body)
+        // With more of Y's events each reaches one installation, the first too; alone it reaches Y's only one.
+        let small = try await api.call("POST", "/v1/apps/\(quiet.id)/events", key: quiet.serverKey, json: quietEvents > 1 ? Self.quietBody(count) : body)
         let postTook = ContinuousClock.now - postedY
         guard let largeId = large["eventId"] as? String, let smallId = small["eventId"] as? String else { throw ValidationError("events not accepted") }
         let giveUp = ContinuousClock.now + .seconds(300)
@@ -108,8 +109,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
             try await Task.sleep(for: .seconds(quietEvery))
             let noisyState = try await api.call("GET", "/v1/apps/\(noisy.id)/events/\(largeId)", key: noisy.serverKey)["state"] as? String
             let at = Date()
-            let one = #"{"target":{"controls":{"kinds":["door"]}},"audience":{"installations":["\#(BenchRegistrations.installationId(index))"]}}"#
-            try await api.call("POST", "/v1/apps/\(quiet.id)/events", key: quiet.serverKey, json: one)
+            try await api.call("POST", "/v1/apps/\(quiet.id)/events", key: quiet.serverKey, json: Self.quietBody(index))
             posts.append((index, at, !["done", "failed"].contains(noisyState)))
         }
         var status = noisyThen
@@ -133,6 +133,11 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
             ("noisy_neighbour.noisy_seconds", noisySeconds, "s"),
             ("noisy_neighbour.noisy_pushes_per_second", Double(delivered) / noisySeconds, "pushes/s"),
         ] + spread).write(jsonPath: json)
+    }
+
+    /// An event to Y's installation `index` alone.
+    private static func quietBody(_ index: Int) -> String {
+        #"{"target":{"controls":{"kinds":["door"]}},"audience":{"installations":["\#(BenchRegistrations.installationId(index))"]}}"#
     }
 
     /// Each post's arrival at the simulator, by its clock, in ms after the post (-1: never arrived).

@@ -91,7 +91,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         let apnsLatency = ContinuousClock.now - postedY
         // When the simulator received it, on the same clock: the poll's own delay (a busy simulator answers it late)
         // is not in this figure.
-        let receivedAt = (atAPNs.first?["receivedAt"] as? String).flatMap { try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse($0) }
+        let receivedAt = atAPNs.first.flatMap(Self.receivedAt)
         let aheadAtAPNs = (atAPNs.first?["sequence"] as? Int).map { $0 - 1 - acceptedBefore } ?? -1
         while true {
             let quietStatus = try await api.call("GET", "/v1/apps/\(quiet.id)/events/\(smallId)", key: quiet.serverKey)
@@ -148,12 +148,17 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         var received: [String: Date] = [:]
         while received.count < posts.count, ContinuousClock.now < giveUp {
             for push in try await simulator.list("/pushes?\(query)&after=\(after)") {
-                guard let token = push["token"] as? String, received[token] == nil, let at = push["receivedAt"] as? String else { continue }
-                received[token] = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(at)
+                guard let token = push["token"] as? String, received[token] == nil else { continue }
+                received[token] = Self.receivedAt(push)
             }
             if received.count < posts.count { try await Task.sleep(for: .milliseconds(50)) }
         }
         return posts.map { post in received[BenchRegistrations.token(post.index)].map { $0.timeIntervalSince(post.at) * 1000 } ?? -1 }
+    }
+
+    /// When the simulator received a push it lists, by its clock.
+    private static func receivedAt(_ push: [String: Any]) -> Date? {
+        (push["receivedAt"] as? String).flatMap { try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse($0) }
     }
 
     /// The figures of Y's arrivals posted while X fanned out; `missing`: never arrived.

@@ -92,7 +92,7 @@ extension SQLDelivery {
             finished = try await Self.advance(db, range, to: position.cursor, rangeFinished: finished, matched: pushes.count, coalesced: coalesced)
             if finished { try await SQLWebhooks.recordIfSettled(db, eventId: event.id, now: now) }
         } else if let read = position.read {
-            // Only if the row is as the page read it: else another step moved the event since, and this page was planned.
+            // Only if the row is as the page read it: else another step moved the event since, and planned this page already.
             guard let counts = try await db.raw("""
                 UPDATE events SET state = \(bind: finished ? EventState.delivering.rawValue : EventState.fanningOut.rawValue),
                     fan_out_cursor = \(bind: position.cursor), matched = matched + \(bind: pushes.count),
@@ -109,7 +109,7 @@ extension SQLDelivery {
 
     /// The event's row while its fan-out is still to do. `locking` (PostgreSQL): column `locked` tells whether the
     /// event's advisory lock was taken, for an event not cut into ranges (else NULL): one round trip for both.
-    /// Column `intervals`: the app's minimum intervals (`intervals(in:)`), read with the row to save a round trip.
+    /// Column `intervals`: the app's minimum intervals (`intervalsList`).
     /// Column `unanalyzed` (`locking`, an accepted event): the registration tables to analyze (`analyzeUnanalyzedTables`).
     private static func plannableEvent(_ db: any SQLDatabase, _ eventId: String, locking: Bool = false) async throws -> (any SQLRow)? {
         let lock: SQLQueryString = locking
@@ -119,20 +119,9 @@ extension SQLDelivery {
                 """
             : ""
         return try await db.raw("""
-            SELECT *\(lock), (SELECT string_agg(kind || '=' || seconds, ',') FROM push_intervals p WHERE p.app_id = events.app_id) AS intervals
+            SELECT *\(lock), \(intervalsList("events.app_id")) AS intervals
             FROM events WHERE event_id = \(bind: eventId) AND state IN (\(stored: [EventState.accepted, .fanningOut]))
             """).first()
-    }
-
-    /// The `intervals` column of `plannableEvent`: `kind=seconds` pairs.
-    private static func intervals(in row: any SQLRow) throws -> [PushKind: Int] {
-        guard let listed = try row.decode(column: "intervals", as: String?.self) else { return [:] }
-        var intervals: [PushKind: Int] = [:]
-        for pair in listed.split(separator: ",") {
-            let parts = pair.split(separator: "=")
-            if parts.count == 2, let kind = PushKind(rawValue: String(parts[0])), let seconds = Int(parts[1]) { intervals[kind] = seconds }
-        }
-        return intervals
     }
 
     public func refreshPlanningStatistics() async throws {

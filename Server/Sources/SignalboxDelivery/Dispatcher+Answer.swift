@@ -51,7 +51,7 @@ extension Dispatcher {
     /// or a fan-out page became worth making (each wake-up has a cost).
     func finished(_ completion: PushCompletion, _ results: ResultBuffer) {
         let (inFlight, sending) = results.finished(completion)
-        if inFlight == 0 || inFlight == configuration.maxInFlight - worthClaiming || sending == configuration.maxInFlight - worthSending {
+        if inFlight == 0 || inFlight == claimLimit - worthClaiming || sending == configuration.maxInFlight - worthSending {
             signals.outbox.signal()
         }
         // A lone app's next page fits its hand-off limit from here on (`FanOutService.reserveRoom`).

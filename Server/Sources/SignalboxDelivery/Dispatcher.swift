@@ -43,6 +43,8 @@ public struct Dispatcher: Service {
     /// How many pushes may be in flight, handed off included: `maxInFlight` being sent, and `handOffAhead` more
     /// waiting for them.
     var handOffLimit: Int { configuration.maxInFlight + configuration.handOffAhead }
+    /// How many pushes may be in flight after a claim (`FairShare.claimLimit`).
+    var claimLimit: Int { FairShare.claimLimit(maxInFlight: configuration.maxInFlight, handOffLimit: handOffLimit) }
 
     public func run() async throws {
         try await store.releaseClaims(now: now())
@@ -91,7 +93,7 @@ public struct Dispatcher: Service {
                     results.sendingHandedOff(ready.count)
                     send(ready)
                     if signals.pushesStored.exchange(false, ordering: .acquiringAndReleasing) { claimDue = min(claimDue, ContinuousClock.now) }
-                    let free = configuration.maxInFlight - results.inFlight
+                    let free = claimLimit - results.inFlight
                     // Claim in sizeable batches: each claim is a statement on the storage connection; and only when
                     // something may be due (a finished send alone makes nothing due).
                     guard free > 0, free >= worthClaiming || results.inFlight == 0, ContinuousClock.now >= claimDue else {

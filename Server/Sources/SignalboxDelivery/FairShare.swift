@@ -20,6 +20,13 @@ enum FairShare {
     static func handOffLimit(_ limit: Int, apps: Int) -> Int {
         apps <= 1 ? max(1, limit - limit / 20) : max(1, limit / apps)
     }
+
+    /// The most pushes the dispatcher's claims may bring in flight: `maxInFlight`, but never into the twentieth of
+    /// the hand-off limit kept free above (claims filling it left a newcomer's first page nothing to hand off, and
+    /// its push waited for slots to free and a claim).
+    static func claimLimit(maxInFlight: Int, handOffLimit: Int) -> Int {
+        max(1, min(maxInFlight, handOffLimit - handOffLimit / 20))
+    }
 }
 
 /// Consecutive fan-out failures per event: a failing event is retried later (the others go on meanwhile) and

@@ -107,6 +107,58 @@ import Testing
         }
     }
 
+    /// Another app's first push is handed off (sent at once, no claim) while a loud app's claims keep the slots
+    /// full: claims stop short of the twentieth of the slots kept free for events' first pages.
+    @Test func aNewcomersFirstPushIsHandedOffWhileAnotherAppsClaimsFillTheSlots() async throws {
+        let quiet = String(format: "%064x", 0xB000)
+        // How many more of the loud app's pushes APNs answers; the others wait.
+        let answers = Mutex(0)
+        try await Engine.run(configure: {
+            $0.fanOutBatch = 40
+            $0.maxInFlight = 40
+            // Claims of a few: the dispatcher claims as soon as a slot is free (a claim waits for a quarter batch).
+            $0.claimBatch = 4
+        }, wrap: { HookedStepStore(base: $0, before: { _ in }) }, answer: { token, _ in
+            while token != quiet {
+                let answered = answers.withLock { count in
+                    guard count > 0 else { return false }
+                    count -= 1
+                    return true
+                }
+                if answered { break }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            return APNsResponse(status: 200)
+        }) { engine in
+            // Whatever fails below, no answer stays held.
+            defer { answers.withLock { $0 = .max / 2 } }
+            let steps = try #require(engine.delivery as? HookedStepStore)
+            let tokens = try await engine.register(100)
+            try await engine.post("loud")
+            try await engine.waitUntil("the loud event planned, 38 of its pushes (the slots less a twentieth) held by APNs") {
+                try await engine.status("loud")?.matched == 100 && engine.apns.counts.count >= 38
+            }
+            // 30 answers free 30 slots, which the dispatcher fills again with claims of the loud app's pending pushes.
+            answers.withLock { $0 = 30 }
+            try await engine.waitUntil("30 answered and the freed slots claimed") {
+                answers.withLock { $0 } == 0 && engine.apns.counts.count >= 68
+            }
+            try await engine.createApp("b")
+            _ = try await engine.register(1, app: "b", firstToken: 0xB000)
+            try await engine.post("quiet", app: "b")
+            try await engine.waitUntil("the quiet event's page planned") { !steps.steps(endedOf: "quiet").isEmpty }
+            let handedOff = steps.steps(endedOf: "quiet").first?.handedOff.count
+            #expect(handedOff == 1, "handed off, not stored to wait for slots and a claim")
+            // Else it waits for the loud app's answers, held until the test ends.
+            guard handedOff == 1 else { return }
+            try await engine.waitUntil("the quiet push sent while the loud app's answers are held") { engine.apns.counts[quiet] == 1 }
+            answers.withLock { $0 = .max / 2 }
+            #expect(try await engine.waitUntilDone("loud")?.delivered == 100)
+            #expect(try await engine.waitUntilDone("quiet", app: "b")?.delivered == 1)
+            #expect(engine.apns.counts == Dictionary(uniqueKeysWithValues: (tokens + [quiet]).map { ($0, 1) }), "nothing lost, nothing twice")
+        }
+    }
+
     /// A push planned while a pending push with the same token and payload waits is absorbed into it: the token
     /// gets one push for both events, and both events are credited with its answer.
     @Test func aPendingPushAbsorbsItsTwinAndCreditsBothEvents() async throws {

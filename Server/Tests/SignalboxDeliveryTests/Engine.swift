@@ -15,6 +15,8 @@ import Testing
 struct Engine {
     static let appId = "a"
     let store: MemoryStore
+    /// The store the engine uses (`wrap`'s result).
+    let delivery: any DeliveryStore
     let clock: TestClock
     let apns: RecordingAPNs
     let signals: DeliverySignals
@@ -34,10 +36,7 @@ struct Engine {
         configure(&configuration)
         let clock = TestClock()
         let store = MemoryStore()
-        try await store.createApp(AppRecord(
-            id: appId, bundleId: "com.example.garage", teamId: "TEAM123456", keyId: "KEY1234567", environment: .sandbox,
-            sealedPrivateKey: [1], sealedDeviceSecret: [2], serverKeyHash: "hash", createdAt: clock.now
-        ))
+        try await store.createApp(app(appId, at: clock.now))
         let apns = RecordingAPNs(answer: answer)
         let tokens = ProviderTokenManager(
             key: SigningKey(privateKey: P256.Signing.PrivateKey(), keyId: "KEY1234567", teamId: "TEAM123456"), now: { clock.now }
@@ -50,7 +49,7 @@ struct Engine {
         let delivery = wrap(store)
         let dispatcher = Dispatcher(store: delivery, sender: sender, signals: signals, configuration: configuration, logger: logger, now: { clock.now })
         let fanOut = FanOutService(store: delivery, signals: signals, configuration: configuration, logger: logger, now: { clock.now })
-        let engine = Engine(store: store, clock: clock, apns: apns, signals: signals)
+        let engine = Engine(store: store, delivery: delivery, clock: clock, apns: apns, signals: signals)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await dispatcher.run() }
             group.addTask { try await fanOut.run() }
@@ -64,28 +63,39 @@ struct Engine {
         }
     }
 
-    /// Installations `i0000`… with one `door` control each, token `t` + the same number in hex digits.
-    func register(_ count: Int) async throws -> [String] {
+    /// An app of the same team as the others (the sender signs for every app with one key).
+    private static func app(_ id: String, at now: Date) -> AppRecord {
+        AppRecord(
+            id: id, bundleId: "com.example.garage.\(id)", teamId: "TEAM123456", keyId: "KEY1234567", environment: .sandbox,
+            sealedPrivateKey: [1], sealedDeviceSecret: [2], serverKeyHash: "hash-\(id)", createdAt: now
+        )
+    }
+
+    /// Adds an app beside `appId`.
+    func createApp(_ id: String) async throws { try await store.createApp(Self.app(id, at: clock.now)) }
+
+    /// Installations `i0000`… of `app` with one `door` control each, tokens `firstToken`, `firstToken` + 1, … in hex.
+    func register(_ count: Int, app: String = Self.appId, firstToken: Int = 0xA000) async throws -> [String] {
         var tokens: [String] = []
         for index in 0..<count {
             let id = String(format: "i%04d", index)
-            let token = String(format: "%064x", 0xA000 + index)
-            try await store.putInstallation(appId: Self.appId, Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: clock.now)
-            try await store.putControls(appId: Self.appId, installationId: id, [Control(kind: "door", pushToken: token)], now: clock.now)
+            let token = String(format: "%064x", firstToken + index)
+            try await store.putInstallation(appId: app, Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: clock.now)
+            try await store.putControls(appId: app, installationId: id, [Control(kind: "door", pushToken: token)], now: clock.now)
             tokens.append(token)
         }
         return tokens
     }
 
-    /// Accepts an event to every `door` control, as the events route does.
-    func post(_ id: String) async throws {
+    /// Accepts an event to every `door` control of `app`, as the events route does.
+    func post(_ id: String, app: String = Self.appId) async throws {
         try await store.createEvent(EventRecord(
-            id: id, appId: Self.appId, request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all), createdAt: clock.now
+            id: id, appId: app, request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all), createdAt: clock.now
         ))
         signals.eventAccepted()
     }
 
-    func status(_ id: String) async throws -> EventStatus? { try await store.eventStatus(appId: Self.appId, id: id) }
+    func status(_ id: String, app: String = Self.appId) async throws -> EventStatus? { try await store.eventStatus(appId: app, id: id) }
 
     /// Waits until `condition` holds: a hang, not a slow run, reaches the limit. - Returns: whether it held.
     @discardableResult
@@ -101,9 +111,9 @@ struct Engine {
 
     /// Waits until the event is done.
     @discardableResult
-    func waitUntilDone(_ id: String) async throws -> EventStatus? {
-        try await waitUntil("event \(id) done") { try await status(id)?.state == .done }
-        return try await status(id)
+    func waitUntilDone(_ id: String, app: String = Self.appId) async throws -> EventStatus? {
+        try await waitUntil("event \(id) done") { try await status(id, app: app)?.state == .done }
+        return try await status(id, app: app)
     }
 }
 

@@ -12,6 +12,7 @@ public final class HookedStepStore: DeliveryStore, Sendable {
     let before: @Sendable (_ eventId: String) async throws -> Void
     let after: @Sendable (_ eventId: String) -> Void
     private let counts = Mutex<[String: Int]>([:])
+    private let ended = Mutex<[String: [FanOutStep]]>([:])
 
     public init(
         base: any DeliveryStore, before: @escaping @Sendable (_ eventId: String) async throws -> Void,
@@ -27,6 +28,9 @@ public final class HookedStepStore: DeliveryStore, Sendable {
     /// Steps of `eventId` begun so far.
     public func steps(of eventId: String) -> Int { counts.withLock { $0[eventId, default: 0] } }
 
+    /// What the steps of `eventId` that ended without an error did, in order.
+    public func steps(endedOf eventId: String) -> [FanOutStep] { ended.withLock { $0[eventId, default: []] } }
+
     /// Times the events to fan out were listed (counted once the list is read).
     public var listings: Int { listed.withLock { $0 } }
 
@@ -36,7 +40,9 @@ public final class HookedStepStore: DeliveryStore, Sendable {
         counts.withLock { $0[eventId, default: 0] += 1 }
         defer { after(eventId) }
         try await before(eventId)
-        return try await base.fanOutPage(eventId: eventId, batchSize: batchSize, fullPage: fullPage, now: now, urgent: urgent, step)
+        let result = try await base.fanOutPage(eventId: eventId, batchSize: batchSize, fullPage: fullPage, now: now, urgent: urgent, step)
+        ended.withLock { $0[eventId, default: []].append(result) }
+        return result
     }
 
     public func pushIntervals(appId: String) async throws -> [PushKind: Int] { try await base.pushIntervals(appId: appId) }

@@ -1,3 +1,4 @@
+import SignalboxModel
 import Synchronization
 
 /// Shared by the routes and the delivery services: who to wake, which apps are paused, what is in flight.
@@ -31,6 +32,10 @@ public final class DeliverySignals: Sendable {
     /// event (perhaps another app's) is not held up behind that wait.
     let eventsAccepted = Atomic<Int>(0)
 
+    /// Events this process accepted, for the first-page loop to plan without listing them first (at most 256
+    /// waiting: beyond, the loop finds them by listing).
+    private let acceptedHere = Mutex<[QueuedEvent]>([])
+
     public init() {}
 
     /// Wakes the dispatcher for pushes stored pending (by this or another instance) or returned to pending.
@@ -39,11 +44,20 @@ public final class DeliverySignals: Sendable {
         outbox.signal()
     }
 
-    /// Wakes the fan-out for an event this or another instance accepted.
-    public func eventAccepted() {
+    /// Wakes the fan-out for an event this (`event`) or another instance accepted.
+    public func eventAccepted(_ event: QueuedEvent? = nil) {
+        if let event { acceptedHere.withLock { if $0.count < 256 { $0.append(event) } } }
         eventsAccepted.add(1, ordering: .releasing)
         fanOut.signal()
         newcomers.signal()
         room.signal()
+    }
+
+    /// The events accepted here since the last call (`eventAccepted`).
+    func takeAcceptedHere() -> [QueuedEvent] {
+        acceptedHere.withLock { accepted in
+            defer { accepted = [] }
+            return accepted
+        }
     }
 }

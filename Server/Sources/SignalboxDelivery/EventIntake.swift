@@ -18,13 +18,18 @@ public struct EventIntake: Sendable {
     /// Stores the event and wakes the fan-out.
     public func accept(_ event: EventRecord) async throws {
         try await delivery.createEvent(event)
-        signals.eventAccepted()
+        signals.eventAccepted(event.queued)
     }
 
     /// As `accept`, under an `Idempotency-Key`: a key already used stores nothing and says why (`IdempotencyClaim`).
     public func accept(_ event: EventRecord, idempotency request: IdempotentRequest, answer: StoredAnswer) async throws -> IdempotencyClaim {
         let claim = try await idempotency.createEvent(event, idempotency: request, answer: answer)
-        if case .claimed = claim { signals.eventAccepted() }
+        if case .claimed = claim { signals.eventAccepted(event.queued) }
         return claim
     }
+}
+
+extension EventRecord {
+    /// The event as the fan-out queues it.
+    var queued: QueuedEvent { QueuedEvent(id: id, appId: appId, createdAt: createdAt) }
 }

@@ -56,6 +56,13 @@ public struct FanOutService: Service {
         var seen: Set<String>?
         while !Task.isCancelled {
             if seen != nil { await signals.newcomers.wait(upTo: .seconds(60)) }
+            // Events accepted here need no listing first (a query on a new event's way); before the first listing
+            // they are the rounds' work like any event queued then.
+            let acceptedHere = signals.takeAcceptedHere()
+            if var known = seen {
+                for event in acceptedHere where known.insert(event.id).inserted && !Task.isCancelled { await firstPage(event) }
+                seen = known
+            }
             let queued: [QueuedEvent]
             do {
                 queued = try await store.eventsToFanOut(limit: 256)
@@ -64,18 +71,21 @@ public struct FanOutService: Service {
                 continue
             }
             if let known = seen {
-                for event in queued where !known.contains(event.id) && !Task.isCancelled {
-                    do {
-                        // Counted as one of several apps: it takes free slots within a share and never waits for room.
-                        let outcome = try await step(event, pageSize: FanOutPages.first, first: true, apps: 2, accepted: 0)
-                        // The rounds may have skipped the event meanwhile: its next page is theirs.
-                        if outcome == .planned { signals.fanOut.signal() }
-                    } catch {
-                        logger.debug("an event's first page failed; the rounds try again", metadata: ["event": "\(event.id)", "error": "\(error)"])
-                    }
-                }
+                for event in queued where !known.contains(event.id) && !Task.isCancelled { await firstPage(event) }
             }
             seen = Set(queued.map(\.id))
+        }
+    }
+
+    /// Plans a new event's first page (`firstPages`).
+    private func firstPage(_ event: QueuedEvent) async {
+        do {
+            // Counted as one of several apps: it takes free slots within a share and never waits for room.
+            let outcome = try await step(event, pageSize: FanOutPages.first, first: true, apps: 2, accepted: 0)
+            // The rounds may have skipped the event meanwhile: its next page is theirs.
+            if outcome == .planned { signals.fanOut.signal() }
+        } catch {
+            logger.debug("an event's first page failed; the rounds try again", metadata: ["event": "\(event.id)", "error": "\(error)"])
         }
     }
 

@@ -92,7 +92,7 @@ struct Engine {
         try await store.createEvent(EventRecord(
             id: id, appId: app, request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all), createdAt: clock.now
         ))
-        signals.eventAccepted()
+        signals.eventAccepted(QueuedEvent(id: id, appId: app, createdAt: clock.now))
     }
 
     func status(_ id: String, app: String = Self.appId) async throws -> EventStatus? { try await store.eventStatus(appId: app, id: id) }

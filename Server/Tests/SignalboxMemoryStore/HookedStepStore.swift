@@ -3,7 +3,8 @@ import SignalboxModel
 import Synchronization
 
 /// A delivery store around another whose fan-out steps first run `before` with the event's id, and `after` once
-/// the step has ended: a test makes one event's steps throw or wait, or watches them.
+/// the step has ended, and whose listings of the events to fan out first run `listing`: a test makes one event's
+/// steps throw or wait, or watches them, or holds the listings.
 public final class HookedStepStore: DeliveryStore, Sendable {
     public struct Injected: Error {
         public init() {}
@@ -11,16 +12,18 @@ public final class HookedStepStore: DeliveryStore, Sendable {
     let base: any DeliveryStore
     let before: @Sendable (_ eventId: String) async throws -> Void
     let after: @Sendable (_ eventId: String) -> Void
+    let listing: @Sendable () async -> Void
     private let counts = Mutex<[String: Int]>([:])
     private let ended = Mutex<[String: [FanOutStep]]>([:])
 
     public init(
         base: any DeliveryStore, before: @escaping @Sendable (_ eventId: String) async throws -> Void,
-        after: @escaping @Sendable (_ eventId: String) -> Void = { _ in }
+        after: @escaping @Sendable (_ eventId: String) -> Void = { _ in }, listing: @escaping @Sendable () async -> Void = {}
     ) {
         self.base = base
         self.before = before
         self.after = after
+        self.listing = listing
     }
 
     private let listed = Mutex(0)
@@ -50,6 +53,7 @@ public final class HookedStepStore: DeliveryStore, Sendable {
     public func createEvent(_ event: EventRecord) async throws { try await base.createEvent(event) }
     public func eventStatus(appId: String, id: String) async throws -> EventStatus? { try await base.eventStatus(appId: appId, id: id) }
     public func eventsToFanOut(limit: Int) async throws -> [QueuedEvent] {
+        await listing()
         let queued = try await base.eventsToFanOut(limit: limit)
         listed.withLock { $0 += 1 }
         return queued

@@ -38,6 +38,13 @@ enum SQLBackend: String, Sendable {
     func announce(_ change: StorageChange) -> SQLQueryString? {
         self == .postgres ? "SELECT pg_notify(\(bind: Self.changesChannel), \(bind: change.rawValue))" : nil
     }
+    /// `insert` (an `INSERT` without `RETURNING`) and, on PostgreSQL, `announce(change)` in one statement: one round
+    /// trip where a transaction of both takes four.
+    func announcing(_ change: StorageChange, _ insert: SQLQueryString) -> SQLQueryString {
+        self == .postgres
+            ? "WITH inserted AS (\(insert) RETURNING 1) SELECT pg_notify(\(bind: Self.changesChannel), \(bind: change.rawValue)) FROM inserted"
+            : insert
+    }
     /// The LISTEN/NOTIFY channel of `StorageChange`s.
     static let changesChannel = "signalbox_changes"
     /// Appended to a `SELECT` of rows this transaction will change.

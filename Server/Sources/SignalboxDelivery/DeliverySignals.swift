@@ -5,7 +5,7 @@ import Synchronization
 public final class DeliverySignals: Sendable {
     /// Rung when an event is accepted (`eventAccepted()`).
     let fanOut = Wakeup()
-    /// Rung with `fanOut`, for the fan-out's first pages (`FanOutService.firstPages`).
+    /// Rung with `fanOut` for an event accepted here, for its first page (`FanOutService.firstPages`).
     let newcomers = Wakeup()
     /// Rung when pushes are stored or a send finishes.
     let outbox = Wakeup()
@@ -32,8 +32,7 @@ public final class DeliverySignals: Sendable {
     /// event (perhaps another app's) is not held up behind that wait.
     let eventsAccepted = Atomic<Int>(0)
 
-    /// Events this process accepted, for the first-page loop to plan without listing them first (at most 256
-    /// waiting: beyond, the loop finds them by listing).
+    /// Events this process accepted, for the first-page loop (at most 256 waiting: beyond, the rounds plan them).
     private let acceptedHere = Mutex<[QueuedEvent]>([])
 
     public init() {}
@@ -46,10 +45,12 @@ public final class DeliverySignals: Sendable {
 
     /// Wakes the fan-out for an event this (`event`) or another instance accepted.
     public func eventAccepted(_ event: QueuedEvent? = nil) {
-        if let event { acceptedHere.withLock { if $0.count < 256 { $0.append(event) } } }
         eventsAccepted.add(1, ordering: .releasing)
         fanOut.signal()
-        newcomers.signal()
+        if let event {
+            acceptedHere.withLock { if $0.count < 256 { $0.append(event) } }
+            newcomers.signal()
+        }
         room.signal()
     }
 

@@ -48,32 +48,15 @@ public struct FanOutService: Service {
         }
     }
 
-    /// Plans each newly accepted event's first page at once, beside the step under way, which is another app's page
-    /// (tens of milliseconds on a loaded database): a quiet app's push then waits for no loud app's page. Events
-    /// queued before this service started, and every later page, are the rounds' work. A step that fails here is
-    /// only logged: the rounds step the event again and count its failures.
+    /// Plans the first page of each event this process accepts at once, beside the step under way, which is another
+    /// app's page (tens of milliseconds on a loaded database): a quiet app's push then waits for no loud app's page,
+    /// nor for a listing of the events to fan out. Events other instances accepted (they plan their first pages), and
+    /// every later page, are the rounds' work. A step that fails here is only logged: the rounds step the event again
+    /// and count its failures.
     private func firstPages() async {
-        var seen: Set<String>?
         while !Task.isCancelled {
-            if seen != nil { await signals.newcomers.wait(upTo: .seconds(60)) }
-            // Events accepted here need no listing first (a query on a new event's way); before the first listing
-            // they are the rounds' work like any event queued then.
-            let acceptedHere = signals.takeAcceptedHere()
-            if var known = seen {
-                for event in acceptedHere where known.insert(event.id).inserted && !Task.isCancelled { await firstPage(event) }
-                seen = known
-            }
-            let queued: [QueuedEvent]
-            do {
-                queued = try await store.eventsToFanOut(limit: 256)
-            } catch {
-                try? await Task.sleep(for: .seconds(1))
-                continue
-            }
-            if let known = seen {
-                for event in queued where !known.contains(event.id) && !Task.isCancelled { await firstPage(event) }
-            }
-            seen = Set(queued.map(\.id))
+            await signals.newcomers.wait(upTo: .seconds(60))
+            for event in signals.takeAcceptedHere() where !Task.isCancelled { await firstPage(event) }
         }
     }
 

@@ -26,16 +26,11 @@ public final class HookedStepStore: DeliveryStore, Sendable {
         self.listing = listing
     }
 
-    private let listed = Mutex(0)
-
     /// Steps of `eventId` begun so far.
     public func steps(of eventId: String) -> Int { counts.withLock { $0[eventId, default: 0] } }
 
     /// What the steps of `eventId` that ended without an error did, in order.
     public func steps(endedOf eventId: String) -> [FanOutStep] { ended.withLock { $0[eventId, default: []] } }
-
-    /// Times the events to fan out were listed (counted once the list is read).
-    public var listings: Int { listed.withLock { $0 } }
 
     public func fanOutPage(
         eventId: String, batchSize: Int, fullPage: Int, now: Date, urgent: Bool, _ step: @escaping @Sendable (FanOutPage) async throws -> FanOutStep
@@ -54,9 +49,7 @@ public final class HookedStepStore: DeliveryStore, Sendable {
     public func eventStatus(appId: String, id: String) async throws -> EventStatus? { try await base.eventStatus(appId: appId, id: id) }
     public func eventsToFanOut(limit: Int) async throws -> [QueuedEvent] {
         await listing()
-        let queued = try await base.eventsToFanOut(limit: limit)
-        listed.withLock { $0 += 1 }
-        return queued
+        return try await base.eventsToFanOut(limit: limit)
     }
     public func failEvent(id: String, reason: String, now: Date) async throws { try await base.failEvent(id: id, reason: reason, now: now) }
     public func purgeEvents(createdBefore cutoff: Date, limit: Int) async throws -> Int { try await base.purgeEvents(createdBefore: cutoff, limit: limit) }

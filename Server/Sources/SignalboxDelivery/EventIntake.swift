@@ -28,8 +28,3 @@ public struct EventIntake: Sendable {
         return claim
     }
 }
-
-extension EventRecord {
-    /// The event as the fan-out queues it.
-    var queued: QueuedEvent { QueuedEvent(id: id, appId: appId, createdAt: createdAt) }
-}

@@ -36,6 +36,11 @@ public struct QueuedEvent: Sendable, Hashable {
     }
 }
 
+extension EventRecord {
+    /// The event as the fan-out queues it.
+    public var queued: QueuedEvent { QueuedEvent(id: id, appId: appId, createdAt: createdAt) }
+}
+
 /// An event's state and counters (`design.md` API contract).
 public struct EventStatus: Sendable, Hashable {
     public var state: EventState

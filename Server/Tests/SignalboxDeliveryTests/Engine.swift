@@ -89,10 +89,11 @@ struct Engine {
 
     /// Accepts an event to every `door` control of `app`, as the events route does.
     func post(_ id: String, app: String = Self.appId) async throws {
-        try await store.createEvent(EventRecord(
+        let event = EventRecord(
             id: id, appId: app, request: EventRequest(target: .controls(kinds: ["door"], configuration: nil), audience: .all), createdAt: clock.now
-        ))
-        signals.eventAccepted(QueuedEvent(id: id, appId: app, createdAt: clock.now))
+        )
+        try await store.createEvent(event)
+        signals.eventAccepted(event.queued)
     }
 
     func status(_ id: String, app: String = Self.appId) async throws -> EventStatus? { try await store.eventStatus(appId: app, id: id) }

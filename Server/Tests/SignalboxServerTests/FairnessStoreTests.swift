@@ -165,8 +165,9 @@ extension FairnessStoreTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             // Accepted here, as the events route does.
-            try await store.delivery.createEvent(event("eb", app: "b", createdAt: now + 1))
-            signals.eventAccepted(QueuedEvent(id: "eb", appId: "b", createdAt: now + 1))
+            let quietEvent = event("eb", app: "b", createdAt: now + 1)
+            try await store.delivery.createEvent(quietEvent)
+            signals.eventAccepted(quietEvent.queued)
             var quiet = try await store.delivery.eventStatus(appId: "b", id: "eb")
             while quiet?.state != .delivering, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))

@@ -41,9 +41,8 @@ enum SQLBackend: String, Sendable {
     /// `insert` (an `INSERT` without `RETURNING`) and, on PostgreSQL, `announce(change)` in one statement: one round
     /// trip where a transaction of both takes four.
     func announcing(_ change: StorageChange, _ insert: SQLQueryString) -> SQLQueryString {
-        self == .postgres
-            ? "WITH inserted AS (\(insert) RETURNING 1) SELECT pg_notify(\(bind: Self.changesChannel), \(bind: change.rawValue)) FROM inserted"
-            : insert
+        guard let announce = announce(change) else { return insert }
+        return "WITH inserted AS (\(insert) RETURNING 1) \(announce) FROM inserted"
     }
     /// The LISTEN/NOTIFY channel of `StorageChange`s.
     static let changesChannel = "signalbox_changes"

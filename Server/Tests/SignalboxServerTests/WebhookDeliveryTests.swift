@@ -14,6 +14,17 @@ import Testing
         return (try #require(json["id"] as? String), try #require(json["secret"] as? String))
     }
 
+    /// The endpoint's status once `done` holds, or the last one read after 120 s. The receiver sees a delivery before
+    /// the server records its answer, so a status read right after the receiver's wait can still count it as owed.
+    static func endpointStatus(_ harness: DeliveryHarness, _ app: TestApp, _ endpoint: String, until done: ([String: Any]) -> Bool) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while true {
+            let status = try #require(try await harness.api.call(.get, "/v1/apps/\(app.id)/webhooks/\(endpoint)", key: app.serverKey).json)
+            if done(status) || ContinuousClock.now >= deadline { return status }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Quick back-off; private targets allowed, since the receiver listens on 127.0.0.1. The deadline is a bound only
     /// a hang reaches: a full run on 2 cores delays in-process answers by seconds, and an answer late past the
     /// deadline is a second delivery (at least once), which these tests count (docs/reliability.md).
@@ -65,7 +76,7 @@ import Testing
                 let after = try #require(try await harness.api.call(.get, "/v1/apps/\(app.id)/webhooks/events?after=\(last)", key: app.serverKey).json)
                 #expect((after["events"] as? [Any])?.isEmpty == true && after["next"] as? String == last)
 
-                let status = try #require(try await harness.api.call(.get, "/v1/apps/\(app.id)/webhooks/\(endpoint)", key: app.serverKey).json)
+                let status = try await Self.endpointStatus(harness, app, endpoint) { $0["backlog"] as? Int == 0 }
                 #expect(status["backlog"] as? Int == 0 && status["lastSuccessAt"] is String && status["secret"] == nil)
             }
         }
@@ -87,13 +98,7 @@ import Testing
                 #expect(received.count >= 7, "four refused attempts, then three accepted")
                 #expect(accepted.count == 3 && Set(accepted.compactMap { ($0.json?["data"] as? [String: Any])?["eventId"] as? String }) == Set(events))
                 // Once the backlog is empty nothing is left to send: the receiver holds each event once.
-                var status: [String: Any] = [:]
-                let deadline = ContinuousClock.now + .seconds(120)
-                repeat {
-                    status = try #require(try await harness.api.call(.get, "/v1/apps/\(app.id)/webhooks/\(endpoint)", key: app.serverKey).json)
-                    if status["backlog"] as? Int == 0 { break }
-                    try await Task.sleep(for: .milliseconds(20))
-                } while ContinuousClock.now < deadline
+                let status = try await Self.endpointStatus(harness, app, endpoint) { $0["backlog"] as? Int == 0 }
                 #expect(status["backlog"] as? Int == 0 && status["lastError"] as? String == "the endpoint answered HTTP 503")
                 #expect(receiver.accepted.count == 3)
                 #expect(status["lastSuccessAt"] is String && status["lastErrorAt"] is String)

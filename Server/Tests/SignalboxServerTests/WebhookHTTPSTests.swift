@@ -69,12 +69,7 @@ struct WebhookHTTPSTests {
                 let event = try await harness.post(app, event: #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#)
                 _ = try await receiver.wait { !$0.isEmpty }
                 // Until the endpoint's backlog is empty: a second delivery of the same event would have come by then.
-                let deadline = ContinuousClock.now + .seconds(120)
-                while ContinuousClock.now < deadline {
-                    let status = try await harness.api.call(.get, "/v1/apps/\(app.id)/webhooks/\(endpoint)", key: app.serverKey).json
-                    if status?["backlog"] as? Int == 0 { break }
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                _ = try await WebhookDeliveryTests.endpointStatus(harness, app, endpoint) { $0["backlog"] as? Int == 0 }
                 let received = receiver.deliveries
                 #expect(received.count == 1, "\(received.map(\.eventType))")
                 let delivery = try #require(received.first)

@@ -3,6 +3,7 @@ import Foundation
 import SignalboxClient
 import SignalboxClientTesting
 import SignalboxTestSupport
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -43,20 +44,31 @@ final class LiveServer {
         }
     }
 
-    /// Reads the port `process` listens on and creates the app.
+    /// Reads the port `process` listens on and creates the app. The output is read by a handler, not a blocking
+    /// read: a start that takes long under load must not hold one of the few threads every test shares.
     private static func started(_ process: Process, output: Pipe, directory: String) async throws -> LiveServer {
-        var printed = ""
-        var port: Int?
-        let regex = try NSRegularExpression(pattern: #"listening on 127\.0\.0\.1:(\d+)"#)
-        while port == nil {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw LiveServerError(message: "serve ended early:\n\(printed)") }
-            printed += String(decoding: chunk, as: UTF8.self)
-            if let match = regex.firstMatch(in: printed, range: NSRange(printed.startIndex..., in: printed)),
-                let range = Range(match.range(at: 1), in: printed) { port = Int(printed[range]) }
+        let startup = StartupOutput()
+        // The handler keeps draining after the start, so the server never blocks on a full pipe.
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty { handle.readabilityHandler = nil }
+            startup.append(chunk)
         }
-        // Keep draining so the server never blocks on a full pipe.
-        output.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        let regex = try NSRegularExpression(pattern: #"listening on 127\.0\.0\.1:(\d+)"#)
+        let deadline = ContinuousClock.now + .seconds(120)  // a bound for a hang
+        var port: Int?
+        while port == nil {
+            let (printed, ended) = startup.read()
+            if let match = regex.firstMatch(in: printed, range: NSRange(printed.startIndex..., in: printed)),
+                let range = Range(match.range(at: 1), in: printed) {
+                port = Int(printed[range])
+            } else if ended || ContinuousClock.now > deadline {
+                throw LiveServerError(message: "serve \(ended ? "ended" : "printed no port") early:\n\(printed)")
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        startup.stopKeeping()
         let base = URL(string: "http://127.0.0.1:\(port!)")!
         let pem = P256.Signing.PrivateKey().pemRepresentation
         let body = try JSONSerialization.data(withJSONObject: [
@@ -122,6 +134,21 @@ final class LiveServer {
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
     }
+}
+
+/// What `serve` printed until it listened, and whether its output ended; kept only until the port is read.
+private final class StartupOutput: Sendable {
+    private let state = Mutex((text: "", ended: false, keeping: true))
+
+    func append(_ chunk: Data) {
+        state.withLock {
+            if $0.keeping { $0.text += String(decoding: chunk, as: UTF8.self) }
+            $0.ended = $0.ended || chunk.isEmpty
+        }
+    }
+
+    func read() -> (text: String, ended: Bool) { state.withLock { ($0.text, $0.ended) } }
+    func stopKeeping() { state.withLock { $0.keeping = false } }
 }
 
 struct LiveServerError: Error, CustomStringConvertible {

@@ -120,7 +120,7 @@ import SignalboxClientTesting
         defer { for process in processes { OrphanGuard.stop(process, signal: SIGKILL) } }
         for process in processes {
             // A generous bound: a device that hangs fails the test instead of holding the run.
-            OrphanGuard.waitForExit(process, timeout: .seconds(120))
+            _ = try await OrphanGuard.exited(process, timeout: .seconds(120))
             OrphanGuard.stop(process, signal: SIGKILL)
             #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         }

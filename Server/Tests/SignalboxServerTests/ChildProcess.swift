@@ -1,6 +1,9 @@
 import Foundation
 import SignalboxTestSupport
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -73,9 +76,21 @@ final class ChildProcess: Sendable {
         return process.terminationStatus
     }
 
-    /// Sends `signal` and waits until the process has ended (SIGKILL after 20 s if it ignores the signal).
+    /// Sends `signal` and waits until the process has ended (SIGKILL after 20 s if it ignores the signal). It blocks
+    /// its thread, for `defer`s; an async test stops the process with `stop(_:)`.
     func kill(_ signal: Int32 = SIGKILL) {
         OrphanGuard.stop(process, signal: signal)
+    }
+
+    /// Sends `signal`, then waits without holding a thread until the process has ended and all its output is read
+    /// (SIGKILL after `grace` if it ignores the signal). - Returns: its exit status, or `nil` if it outlived SIGKILL
+    /// by the 120 s bound for a hang.
+    @discardableResult
+    func stop(_ signal: Int32 = SIGTERM, grace: Duration = .seconds(20)) async throws -> Int32? {
+        if process.isRunning { Glibc.kill(pid, signal) }
+        if let status = try await waitForExit(timeout: grace) { return status }
+        Glibc.kill(pid, SIGKILL)
+        return try await waitForExit()
     }
 }
 

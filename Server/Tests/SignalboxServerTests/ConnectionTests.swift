@@ -37,7 +37,7 @@ import Testing
             let reply = await slow.read(timeout: .seconds(120))
             #expect(reply.closed)
             #expect(!reply.text.contains(" 500 "))
-            try await Task.sleep(for: .milliseconds(200))
+            try await server.stop()
             #expect(!server.loggedErrors, "\(server.process.printed)")
         }
     }
@@ -70,7 +70,7 @@ import Testing
             let garbage = try RawConnection(port: server.port)
             garbage.send("HELLO THERE\r\n\r\n")
             #expect(await garbage.read(timeout: .seconds(120)).text.hasPrefix("HTTP/1.1 400"))
-            try await Task.sleep(for: .milliseconds(300))
+            try await server.stop()
             #expect(!server.loggedErrors, "\(server.process.printed)")
         }
     }

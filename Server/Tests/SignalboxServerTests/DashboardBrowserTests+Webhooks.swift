@@ -19,7 +19,12 @@ extension DashboardBrowserTests {
         let simulatorPort = try FreePorts.pair()
         let server = try await ServerProcess.start(
             dataDirectory: data, arguments: ["--apns-simulator", "--simulator-port", "\(simulatorPort)"],
-            environment: ["SIGNALBOX_WEBHOOKS_ALLOW_PRIVATE_TARGETS": "true"]
+            // The receiver answers from this process: a loaded run can delay its answers by seconds, and an answer
+            // past the default 10 s timeout would be a second delivery (as in `WebhookDeliveryTests.configure`).
+            environment: [
+                "SIGNALBOX_WEBHOOKS_ALLOW_PRIVATE_TARGETS": "true", "SIGNALBOX_WEBHOOKS_TIMEOUT_SECONDS": "60",
+                "SIGNALBOX_WEBHOOKS_CLAIM_LEASE_SECONDS": "120",
+            ]
         )
         defer { server.process.kill(SIGTERM) }
         let driverPort = try FreePorts.pair()
@@ -81,13 +86,15 @@ extension DashboardBrowserTests {
                 let done = try #require(arrived.first { $0.eventType == "event.done" })
                 #expect(WebhookSignature.verify(header: done.signature, body: done.body, secret: second, now: Date()))
                 #expect(WebhookSignature.verify(header: done.signature, body: done.body, secret: first, now: Date()))
+                // The server records the answer after the receiver has seen the request: read the page until it does.
                 var row = ""
-                for _ in 0..<100 {
+                let deadline = ContinuousClock.now + .seconds(120)
+                repeat {
                     try await browser.go(site + "/dashboard/apps/\(appId)/webhooks")
                     row = try await browser.text("tr#\(hookId)")
                     if row.contains("delivering") { break }
                     try await Task.sleep(for: .milliseconds(100))
-                }
+                } while ContinuousClock.now < deadline
                 #expect(row.contains("delivering") && !row.contains("never"), "\(row)")
                 try await shots.take("webhooks")
 
@@ -101,6 +108,7 @@ extension DashboardBrowserTests {
             throw error
         }
         await browser.quit()
+        try await server.stop()
         #expect(!server.loggedErrors, "\(server.process.printed)")
     }
 }

@@ -145,6 +145,7 @@ import Glibc
             throw error
         }
         await browser.quit()
+        try await server.stop()
         #expect(!server.loggedErrors, "\(server.process.printed)")
         #expect(!server.process.printed.contains("PRIVATE KEY"), "no key in the server's log")
     }

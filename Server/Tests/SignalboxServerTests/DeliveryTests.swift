@@ -95,7 +95,7 @@ import Testing
                 let lines = try await harness.api.call(.get, "/v1/apps/\(app.id)/tokens/a001", key: app.serverKey).json?["deliveries"]
                 return (lines as? [[String: Any]])?.contains { $0["outcome"] as? String == "retry" } == true
             }
-            while try await !retryRecorded() { try await Task.sleep(for: .milliseconds(20)) }
+            try await harness.waitFor("the retry line") { try await retryRecorded() ? true : nil }
             let second = try await harness.post(app, event: body)
             // The retry alone takes up to 120 s: the limit covers it with room for a loaded run.
             let firstStatus = try await harness.waitUntilDone(app, event: first, timeout: .seconds(300))

@@ -37,7 +37,7 @@ import Testing
             let body = #"{"target":{"controls":{"kinds":["\#(Self.door)"]}},"audience":{"all":true}}"#
 
             let large = try await harness.post(noisy, event: body)
-            while harness.simulator.acceptedCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            try await harness.waitFor("the large event's first push at APNs") { harness.simulator.acceptedCount > 0 ? true : nil }
             let small = try await harness.post(quiet, event: body)
             // What went out before the quiet event existed is no measure of waiting: a loaded run may be far into the
             // large event by now. Its position counts from here.

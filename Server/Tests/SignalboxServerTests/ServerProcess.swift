@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A `signalbox serve` child process on a free loopback port.
 struct ServerProcess {
@@ -25,6 +26,13 @@ struct ServerProcess {
 
     /// A JSON client of the server's API.
     var api: HTTPJSON { HTTPJSON(base: "http://127.0.0.1:\(port)") }
+
+    /// Stops the server (SIGTERM) and waits for the end of its output, so that `loggedErrors` sees all of it,
+    /// errors logged while it stopped included.
+    func stop() async throws {
+        let status = try await process.stop()
+        #expect(status == 0, "serve ended with \(status.map(String.init) ?? "no exit"): \(process.printed)")
+    }
 
     /// Whether the server logged anything at error level or above.
     var loggedErrors: Bool { process.printed.contains(" error ") || process.printed.contains(" critical ") }

@@ -31,6 +31,13 @@ public enum OrphanGuard {
         return !process.isRunning
     }
 
+    /// Waits without holding a thread until `process` has ended or `timeout` has passed. - Returns: whether it ended.
+    public static func exited(_ process: Process, timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return !process.isRunning
+    }
+
     /// Ends `process`: `signal`, then SIGKILL if it is still running after `grace`; returns once it has ended.
     public static func stop(_ process: Process, signal: Int32 = SIGTERM, grace: Duration = .seconds(20)) {
         guard process.isRunning else { return }

@@ -157,7 +157,10 @@ public struct Dispatcher: Service {
         while true {
             do {
                 let started = ContinuousClock.now
-                let summary = try await store.complete(completions, now: now())
+                // In a task of its own, out of reach of the shutdown's cancellation: a store may fail a cancelled
+                // query, and answers left unrecorded are sent again after a restart.
+                let (store, time) = (store, now())
+                let summary = try await Task { try await store.complete(completions, now: time) }.value
                 if completions.contains(where: { if case .backToPending = PushLife.step(for: $0.result) { true } else { false } }) {
                     signals.pushesQueued()
                 }

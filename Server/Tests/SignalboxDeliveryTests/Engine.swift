@@ -26,10 +26,12 @@ struct Engine {
     ///   - configure: the delivery configuration (pages, slots).
     ///   - answer: APNs's answer to the `attempt`th push (1, 2, …) to `token`.
     ///   - wrap: the delivery store the engine uses, around the memory store.
+    ///   - stopping: called as the engine is told to stop, before it has stopped.
     static func run(
         configure: (inout DeliveryConfiguration) -> Void = { _ in },
         wrap: (MemoryStore) -> any DeliveryStore = { $0 },
         answer: @escaping @Sendable (_ token: String, _ attempt: Int) async -> APNsResponse = { _, _ in APNsResponse(status: 200) },
+        stopping: () -> Void = {},
         _ body: (Engine) async throws -> Void
     ) async throws {
         var configuration = DeliveryConfiguration()
@@ -57,9 +59,11 @@ struct Engine {
                 try await body(engine)
             } catch {
                 group.cancelAll()
+                stopping()
                 throw error
             }
             group.cancelAll()
+            stopping()
         }
     }
 

@@ -4,7 +4,7 @@ import Synchronization
 
 /// A delivery store around another whose fan-out steps first run `before` with the event's id, and `after` once
 /// the step has ended, and whose listings of the events to fan out first run `listing`: a test makes one event's
-/// steps throw or wait, or watches them, or holds the listings.
+/// steps throw or wait, or watches them, or holds the listings; and whose recording of answers first runs `completing`.
 public final class HookedStepStore: DeliveryStore, Sendable {
     public struct Injected: Error {
         public init() {}
@@ -13,17 +13,20 @@ public final class HookedStepStore: DeliveryStore, Sendable {
     let before: @Sendable (_ eventId: String) async throws -> Void
     let after: @Sendable (_ eventId: String) -> Void
     let listing: @Sendable () async -> Void
+    let completing: @Sendable ([PushCompletion]) async throws -> Void
     private let counts = Mutex<[String: Int]>([:])
     private let ended = Mutex<[String: [FanOutStep]]>([:])
 
     public init(
         base: any DeliveryStore, before: @escaping @Sendable (_ eventId: String) async throws -> Void,
-        after: @escaping @Sendable (_ eventId: String) -> Void = { _ in }, listing: @escaping @Sendable () async -> Void = {}
+        after: @escaping @Sendable (_ eventId: String) -> Void = { _ in }, listing: @escaping @Sendable () async -> Void = {},
+        completing: @escaping @Sendable ([PushCompletion]) async throws -> Void = { _ in }
     ) {
         self.base = base
         self.before = before
         self.after = after
         self.listing = listing
+        self.completing = completing
     }
 
     /// Steps of `eventId` begun so far.
@@ -57,7 +60,10 @@ public final class HookedStepStore: DeliveryStore, Sendable {
     public func claimDuePushes(now: Date, limit: Int, pausedApps: Set<String>) async throws -> [OutboxPush] {
         try await base.claimDuePushes(now: now, limit: limit, pausedApps: pausedApps)
     }
-    public func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary { try await base.complete(completions, now: now) }
+    public func complete(_ completions: [PushCompletion], now: Date) async throws -> CompletionSummary {
+        try await completing(completions)
+        return try await base.complete(completions, now: now)
+    }
     public func nextDueDate(pausedApps: Set<String>) async throws -> Date? { try await base.nextDueDate(pausedApps: pausedApps) }
     public func outboxDepth() async throws -> Int { try await base.outboxDepth() }
     public func sharedTime() async throws -> Date? { try await base.sharedTime() }

@@ -81,10 +81,12 @@ public struct FanOutService: Service {
             let accepted = signals.eventsAccepted.load(ordering: .acquiring)
             do {
                 queued = try await store.eventsToFanOut(limit: 256)
-            } catch {
+            } catch where !Task.isCancelled {
                 logger.error("listing events to fan out failed; retrying", metadata: ["error": "\(error)"])
                 try? await Task.sleep(for: .seconds(1))
                 continue
+            } catch {
+                return  // Shutting down.
             }
             failures.keep(only: queued)
             pages.keep(only: queued)

@@ -75,7 +75,10 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             let apiError = APIError.from(error)
             if apiError.status == .internalServerError {
-                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+                // The route's pattern, not the path: a path can carry a push token.
+                context.logger.error("request failed", metadata: [
+                    "error": "\(String(reflecting: type(of: error)))", "method": "\(request.method)", "route": "\(context.endpointPath ?? "none")",
+                ])
             }
             return answer(apiError)
         }

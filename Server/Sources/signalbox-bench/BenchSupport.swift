@@ -53,7 +53,8 @@ enum SignalboxBinary {
 
 /// Starts `signalbox simulate-apns` as a child process trusting `key`.
 enum BenchSimulator {
-    static func start(port: Int, key: SigningKey) throws -> (process: Process, caPath: String) {
+    /// - Parameter eventLoops: the simulator's loop threads (`simulate-apns --event-loops`); nil: one per core.
+    static func start(port: Int, key: SigningKey, eventLoops: Int? = nil) throws -> (process: Process, caPath: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signalbox-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyPath = directory.appendingPathComponent("key.pem").path
@@ -64,7 +65,7 @@ enum BenchSimulator {
         process.arguments = [
             "simulate-apns", "--port", String(port), "--admin-port", String(port + 1), "--write-ca", caPath,
             "--trust-key", "\(key.keyId):\(key.teamId):\(keyPath)",
-        ]
+        ] + (eventLoops.map { ["--event-loops", String($0)] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -30,6 +30,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
     @Option(help: "Port of the server; the simulator takes the next two.") var port = 28180
     @Option(help: "signalbox binary to run as the server (default: the one beside this binary).") var server: String?
     @Option(help: "PostgreSQL URL for the server's data (default: SQLite in a temporary directory).") var database: String?
+    @Option(help: "The APNs simulator's event loops (default: one per core); see simulate-apns --event-loops.") var simulatorEventLoops: Int?
     @Option(help: "Write the figures as JSON here.") var json = "bench-noisy-neighbour.json"
 
     func run() async throws {
@@ -38,7 +39,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let privateKey = P256.Signing.PrivateKey()
         let key = SigningKey(privateKey: privateKey, keyId: "BENCHKEY01", teamId: "BENCHTEAM1")
-        let simulator = try BenchSimulator.start(port: port + 1, key: key)
+        let simulator = try BenchSimulator.start(port: port + 1, key: key, eventLoops: simulatorEventLoops)
         defer { simulator.process.terminate() }
         let adminKey = "sba_bench-admin-0123456789abcdef0123"
         let api = BenchHTTP(base: "http://127.0.0.1:\(port)")

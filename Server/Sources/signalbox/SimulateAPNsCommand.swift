@@ -3,6 +3,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import Logging
+import NIOCore
 
 /// `signalbox simulate-apns`: runs the APNs simulator until interrupted.
 struct SimulateAPNsCommand: AsyncParsableCommand {
@@ -35,8 +36,15 @@ struct SimulateAPNsCommand: AsyncParsableCommand {
     var faultRate: [String] = []
     @Option(help: "Seed for --fault-rate.")
     var seed: UInt64 = 1
+    @Option(help: "Event loop threads (default: one per core). A loop serves its connections in turn, so a client's push can wait behind another client's on the same loop; APNs has no such queue, and more loops than connections avoid it.")
+    var eventLoops: Int?
 
     func run() async throws {
+        if let eventLoops {
+            guard eventLoops > 0 else { throw ValidationError("--event-loops must be at least 1") }
+            // Before anything uses the shared loops: the simulator's servers run on them.
+            NIOSingletons.groupLoopCountSuggestion = eventLoops
+        }
         var configuration = APNsSimulator.Configuration()
         configuration.host = host
         configuration.port = port

@@ -101,28 +101,21 @@ import SignalboxClientTesting
             "installation user=u1 channels=home:42\ncontrols door{door=north}:d001\nsync\n",
             "installation user=u1 channels=home:42\nwidgets e001 Caffeine/systemSmall\nsync\n",
         ]
-        var processes: [Process] = []
+        var devices: [ChildProcess] = []
         for (index, script) in scripts.enumerated() {
             let file = root.appendingPathComponent("script-\(index).txt")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             try script.write(to: file, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = LiveServer.signalbox
-            process.arguments = [
+            devices.append(try ChildProcess([
                 "simulate-device", file.path, "--url", server.base.absoluteString, "--app", server.appId,
                 "--device-secret", server.deviceSecret, "--store", root.path, "--simulator-admin", "http://127.0.0.1:1",
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            OrphanGuard.watch(process.processIdentifier)
-            processes.append(process)
+            ]))
         }
-        defer { for process in processes { OrphanGuard.stop(process, signal: SIGKILL) } }
-        for process in processes {
-            // A generous bound: a device that hangs fails the test instead of holding the run.
-            _ = try await OrphanGuard.exited(process, timeout: .seconds(120))
-            OrphanGuard.stop(process, signal: SIGKILL)
-            #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        for device in devices {
+            // A generous bound (`waitForExit`'s): a device that hangs fails the test instead of holding the run.
+            let status = try await device.waitForExit()
+            device.kill()
+            #expect(status == 0, "\(device.printed)")
         }
         // Both processes played the installation named "device": one app group (SignalboxApple keeps its store in
         // the group's Signalbox folder), one store, one installation id.

@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxTestSupport
 import Testing
 
 /// The shipped `signalbox` offers what operators and app developers use; the lab's benchmarks and fault injection

@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxTestSupport
 import Testing
 
 /// `signalbox serve` settings from flags, environment and a `--config` file, with one precedence

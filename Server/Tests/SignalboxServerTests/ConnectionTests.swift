@@ -1,5 +1,6 @@
 import Foundation
 @testable import SignalboxServer
+import SignalboxTestSupport
 import Testing
 
 /// Security, "Connections": timeouts, the connection cap, requests cut short, ids, the descriptor limit.

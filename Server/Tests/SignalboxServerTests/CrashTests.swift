@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxTestSupport
 import Testing
 
 /// `kill -9` of a real server process during fan-out and delivery loses no accepted event and no push.

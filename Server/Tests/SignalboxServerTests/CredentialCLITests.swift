@@ -2,6 +2,7 @@ import APNsSimulator
 import Crypto
 import Foundation
 import Logging
+import SignalboxTestSupport
 import Testing
 
 /// `signalbox apps check` and `apps update-key` against a real `signalbox serve` sending to a simulator that knows

@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxTestSupport
 import Testing
 
 /// Security, "Data directory": modes of the directory and its files, and starts refused for leaky keys.

@@ -5,6 +5,7 @@ import SignalboxModel
 import SignalboxServer
 import SignalboxStore
 import SignalboxStoreTestSupport
+import SignalboxTestSupport
 import Testing
 
 /// A real `signalbox serve` on a data directory written before sealed values were bound: it re-seals them at

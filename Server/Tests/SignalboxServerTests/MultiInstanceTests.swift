@@ -1,5 +1,6 @@
 import Foundation
 import SignalboxStoreTestSupport
+import SignalboxTestSupport
 import Testing
 
 /// Two `signalbox serve` processes on one PostgreSQL database share an event's fan-out and delivery; each is

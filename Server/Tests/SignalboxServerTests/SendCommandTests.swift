@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxTestSupport
 import Testing
 
 /// `signalbox send` refuses a push whose type's required fields are missing, naming the option, before it

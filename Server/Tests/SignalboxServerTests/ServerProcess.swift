@@ -1,4 +1,5 @@
 import Foundation
+import SignalboxTestSupport
 import Testing
 
 /// A `signalbox serve` child process on a free loopback port.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SignalboxTestSupport
 
 /// A temporary directory holding a new signing key (`AuthKey.p8`), and `signalbox simulate-apns` as a child
 /// process that trusts it as KEY1234567 of TEAM123456 and answers each push after `latencyMs`.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SignalboxServer
+import SignalboxTestSupport
 import Testing
 
 /// Security, "TLS": `serve --tls-certificate --tls-key` answers HTTPS, and nothing in clear.

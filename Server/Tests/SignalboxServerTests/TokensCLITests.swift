@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SignalboxTestSupport
 import Testing
 
 /// `signalbox tokens export` from one real `signalbox serve`, `tokens import` into another.

@@ -38,6 +38,14 @@ public enum OrphanGuard {
         return !process.isRunning
     }
 
+    /// `stop` without holding a thread while it waits (bounded by 120 s after SIGKILL, a bound for a hang).
+    public static func stopped(_ process: Process, signal: Int32 = SIGTERM, grace: Duration = .seconds(20)) async throws {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, signal)
+        if try await !exited(process, timeout: grace) { kill(process.processIdentifier, SIGKILL) }
+        _ = try await exited(process, timeout: .seconds(120))
+    }
+
     /// Ends `process`: `signal`, then SIGKILL if it is still running after `grace`; returns once it has ended.
     public static func stop(_ process: Process, signal: Int32 = SIGTERM, grace: Duration = .seconds(20)) {
         guard process.isRunning else { return }

@@ -1,26 +1,19 @@
 import Foundation
-import SignalboxTestSupport
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A `signalbox` child process whose output the test reads; killed with SIGKILL or SIGTERM, and in any case when
 /// the value goes away or the test process ends.
-final class ChildProcess: Sendable {
+public final class ChildProcess: Sendable {
     private let process: Process
     /// What the process printed, and whether its output has ended.
     private let output = Mutex((text: "", ended: false))
 
     /// The `signalbox` executable built beside the test bundle.
-    static var signalbox: String {
+    public static var signalbox: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("signalbox").path
     }
 
-    init(_ arguments: [String], environment: [String: String] = [:], executable: String = ChildProcess.signalbox) throws {
+    public init(_ arguments: [String], environment: [String: String] = [:], executable: String = ChildProcess.signalbox) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -44,7 +37,7 @@ final class ChildProcess: Sendable {
 
     /// Waits for output matching `pattern` and returns its first capture group. - Throws: when `timeout` passes first
     /// (a bound for a hang, not a window: a loaded run may take tens of seconds to start a process).
-    func waitFor(_ pattern: String, timeout: Duration = .seconds(120)) async throws -> String {
+    public func waitFor(_ pattern: String, timeout: Duration = .seconds(120)) async throws -> String {
         let regex = try NSRegularExpression(pattern: pattern)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -61,16 +54,15 @@ final class ChildProcess: Sendable {
         throw ChildProcessError(message: "no output matching \(pattern); output so far:\n\(printed)")
     }
 
-    var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.processIdentifier }
     /// Everything the process printed so far (stdout and stderr).
-    var printed: String { output.withLock { $0.text } }
+    public var printed: String { output.withLock { $0.text } }
 
     /// Waits for the process to end and for the end of its output, so that `printed` is all of it; its exit status,
     /// or `nil` when still running at the deadline (a bound for a hang, not a window).
-    func waitForExit(timeout: Duration = .seconds(120)) async throws -> Int32? {
+    public func waitForExit(timeout: Duration = .seconds(120)) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        guard !process.isRunning else { return nil }
+        guard try await OrphanGuard.exited(process, timeout: timeout) else { return nil }
         // An ended process may still have output in the pipe; only the output's end says all of it was read.
         while !output.withLock({ $0.ended }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         return process.terminationStatus
@@ -78,7 +70,7 @@ final class ChildProcess: Sendable {
 
     /// Sends `signal` and waits until the process has ended (SIGKILL after 20 s if it ignores the signal). It blocks
     /// its thread, for `defer`s; an async test stops the process with `stop(_:)`.
-    func kill(_ signal: Int32 = SIGKILL) {
+    public func kill(_ signal: Int32 = SIGKILL) {
         OrphanGuard.stop(process, signal: signal)
     }
 
@@ -86,33 +78,15 @@ final class ChildProcess: Sendable {
     /// (SIGKILL after `grace` if it ignores the signal). - Returns: its exit status, or `nil` if it outlived SIGKILL
     /// by the 120 s bound for a hang.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM, grace: Duration = .seconds(20)) async throws -> Int32? {
-        if process.isRunning { Glibc.kill(pid, signal) }
-        if let status = try await waitForExit(timeout: grace) { return status }
-        Glibc.kill(pid, SIGKILL)
+    public func stop(_ signal: Int32 = SIGTERM, grace: Duration = .seconds(20)) async throws -> Int32? {
+        try await OrphanGuard.stopped(process, signal: signal, grace: grace)
         return try await waitForExit()
     }
 }
 
-struct ChildProcessError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-}
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
 
-/// A minimal JSON-over-HTTP client for a server in another process.
-struct HTTPJSON: Sendable {
-    let base: String
-
-    @discardableResult
-    func call(_ method: String, _ path: String, key: String? = nil, json: String? = nil) async throws -> (status: Int, json: Any?) {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
-        if let key { request.setValue("Bearer " + key, forHTTPHeaderField: "Authorization") }
-        if let json {
-            request.httpBody = Data(json.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data))
-    }
+    public init(message: String) { self.message = message }
 }

@@ -41,7 +41,7 @@ struct SimulateAPNsCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let eventLoops {
-            guard eventLoops > 0 else { throw ValidationError("--event-loops must be at least 1") }
+            guard (1...256).contains(eventLoops) else { throw ValidationError("--event-loops must be 1 to 256") }
             // Before anything uses the shared loops: the simulator's servers run on them.
             NIOSingletons.groupLoopCountSuggestion = eventLoops
         }

@@ -111,8 +111,8 @@ struct WaitTimedOut: Error, CustomStringConvertible {
 extension ServerConfiguration {
     /// Limits a loaded run (the parallel suite on two cores) meets only when something hangs. A request head can
     /// stall for seconds (the header limit has its own tests, `RequestTimeoutsTests`), and the first TLS handshake
-    /// to APNs can take tens of seconds: beside two busy processes a direct push's first request took more than
-    /// 50 s (the request limit stays below the claim lease, as configuration requires).
+    /// to APNs, and with it a direct push's first request, can take tens of seconds (docs/reliability.md; the request
+    /// limit stays below the claim lease, as configuration requires).
     mutating func boundOnlyAgainstHangs() {
         connections.headerTimeout = .seconds(120)
         delivery.requestTimeout = .seconds(240)

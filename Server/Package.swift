@@ -292,7 +292,8 @@ let package = Package(
                 "SignalboxAPNs", "APNsSimulator",
                 .product(name: "SignalboxAPI", package: sdk),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
         .testTarget(

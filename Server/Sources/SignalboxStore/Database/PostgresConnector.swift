@@ -28,7 +28,7 @@ final class PostgresConnector: SQLConnector {
     }
 
     func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await retryingRaces { try await self.client.withConnection { connection in try await body(connection.sql(queryLogLevel: nil)) } }
+        try await retryingRaces { try await self.client.withConnection { connection in try await body(PostgresSQLDatabase(connection: connection)) } }
     }
 
     /// A pool has no queue to jump: `urgent` changes nothing.
@@ -36,7 +36,7 @@ final class PostgresConnector: SQLConnector {
         try await retryingRaces {
             try await self.client.withConnection { connection in
                 // A connection left inside a transaction would poison the pool: closed, the pool replaces it.
-                try await connection.sql(queryLogLevel: nil).inTransaction(body, abandon: { try? await connection.close() })
+                try await PostgresSQLDatabase(connection: connection).inTransaction(body, abandon: { try? await connection.close() })
             }
         }
     }

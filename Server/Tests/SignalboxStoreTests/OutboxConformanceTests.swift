@@ -303,6 +303,17 @@ extension OutboxConformanceTests {
         await #expect(throws: StoreError.self) { try await Backend.postgres.open(url: url, maxConnections: 16).close() }
     }
 
+    @Test func largeTextColumnsAreCompressedWithLZ4() async throws {
+        let url = try await TestDatabases.fresh()
+        try await Backend.postgres.open(url: url, maxConnections: 16).close()
+        // 'l': LZ4 (Debian's PostgreSQL is built with it); other columns keep the default (empty).
+        let methods = try await TestDatabases.psql(url, """
+            SELECT string_agg(attrelid::regclass || '.' || attname || '=' || attcompression::text, ',' ORDER BY attrelid::regclass::text, attname)
+            FROM pg_attribute WHERE attname IN ('lines', 'pushes', 'reason') AND attrelid IN ('delivery_runs'::regclass, 'handoffs'::regclass)
+            """)
+        #expect(methods == "delivery_runs.lines=l,delivery_runs.reason=,handoffs.pushes=l")
+    }
+
     @Test func anUnreachableDatabaseFailsTheStartClearly() async throws {
         let error = await #expect(throws: StoreError.self) {
             try await SQLStores.postgres(url: "postgres://signalbox:secret-password@127.0.0.1:1/none?sslmode=disable", logger: .init(label: "test"), claimLease: .seconds(60)).close()

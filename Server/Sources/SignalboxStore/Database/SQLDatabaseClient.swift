@@ -28,6 +28,7 @@ final class SQLDatabaseClient: Sendable {
     /// Applies the migrations this database has not seen.
     /// - Throws: `StoreError(.unavailable)` when the database was migrated by a newer Signalbox.
     func migrate() async throws {
+        let backend = backend
         try await connector.migrating { db in
             try await db.raw("CREATE TABLE IF NOT EXISTS signalbox_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)").run()
             let applied = Set(try await db.raw("SELECT version FROM signalbox_migrations").all().map { try $0.decode(column: "version", as: Int.self) })
@@ -35,7 +36,9 @@ final class SQLDatabaseClient: Sendable {
                 throw StoreError(.unavailable, "the database has schema version \(newest), newer than this Signalbox knows (\(Migrations.steps.count)); run the newer Signalbox or restore a backup")
             }
             for (index, step) in Migrations.steps.enumerated() where !applied.contains(index + 1) {
-                for statement in step { try await db.raw(SQLQueryString(statement)).run() }
+                var statements = step
+                if backend == .postgres { statements += Migrations.postgresSteps[index + 1] ?? [] }
+                for statement in statements { try await db.raw(SQLQueryString(statement)).run() }
                 try await db.raw("INSERT INTO signalbox_migrations (version, applied_at) VALUES (\(bind: index + 1), \(bind: Date().milliseconds))").run()
             }
         }

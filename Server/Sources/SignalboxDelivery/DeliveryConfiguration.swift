@@ -2,7 +2,8 @@ import SignalboxAPNs
 
 /// How events are fanned out and pushes delivered.
 public struct DeliveryConfiguration: Sendable {
-    /// Installations planned per fan-out step (one transaction each). With `maxInFlight`, small enough that another
+    /// Installations planned per fan-out step (one transaction each; an app fanning out alone plans at most half its
+    /// in-flight limit, `FairShare.pageSize`). With `maxInFlight`, small enough that another
     /// app's push waits behind a short queue, large enough to keep a large event's rate (docs/performance.md, issue 29).
     public var fanOutBatch = 500
     /// Pushes sent at once.

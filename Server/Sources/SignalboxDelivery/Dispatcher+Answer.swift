@@ -55,7 +55,7 @@ extension Dispatcher {
             signals.outbox.signal()
         }
         // A lone app's next page fits its hand-off limit from here on (`FanOutService.reserveRoom`).
-        if inFlight == max(0, FairShare.handOffLimit(handOffLimit, apps: 1) - configuration.fanOutBatch) { signals.room.signal() }
+        if inFlight == max(0, FairShare.handOffLimit(handOffLimit, apps: 1) - lonePage) { signals.room.signal() }
     }
 
     private func report(_ report: LifecycleReport) async {

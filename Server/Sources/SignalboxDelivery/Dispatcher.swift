@@ -43,6 +43,8 @@ public struct Dispatcher: Service {
     /// How many pushes may be in flight, handed off included: `maxInFlight` being sent, and `handOffAhead` more
     /// waiting for them.
     var handOffLimit: Int { configuration.maxInFlight + configuration.handOffAhead }
+    /// The largest page of an app fanning out alone (`FairShare.pageSize`).
+    var lonePage: Int { FairShare.pageSize(configuration.fanOutBatch, handOffLimit: handOffLimit, apps: 1) }
     /// How many pushes may be in flight after a claim (`FairShare.claimLimit`).
     var claimLimit: Int { FairShare.claimLimit(maxInFlight: configuration.maxInFlight, handOffLimit: handOffLimit) }
 

@@ -149,6 +149,7 @@ public struct FanOutService: Service {
     private func step(_ event: QueuedEvent, pageSize: Int, first: Bool, apps: Int, accepted: Int) async throws -> StepOutcome {
         guard signals.stepping.withLock({ $0.insert(event.id).inserted }) else { return .skipped }
         defer { signals.stepping.withLock { _ = $0.remove(event.id) } }
+        let pageSize = FairShare.pageSize(pageSize, handOffLimit: signals.handOffLimit.load(ordering: .acquiring), apps: apps)
         guard let reserved = await reserveRoom(appId: event.appId, pageSize: pageSize, apps: apps, accepted: accepted) else { return .interrupted }
         let started = ContinuousClock.now
         let step: FanOutStep

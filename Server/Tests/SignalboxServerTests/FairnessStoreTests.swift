@@ -65,6 +65,10 @@ import Testing
         #expect(round.map(\.id) == ["b1", "a1"])
         #expect(FairShare.handOffLimit(2_000, apps: 1) == 1_900 && FairShare.handOffLimit(2_000, apps: 2) == 1_000)
         #expect(FairShare.handOffLimit(10, apps: 1) == 10 && FairShare.handOffLimit(1, apps: 1) == 1, "a small limit keeps every slot")
+        // A lone app's page fits its hand-off limit twice; beside another app's, or smaller already, it keeps its size.
+        #expect(FairShare.pageSize(500, handOffLimit: 1_000, apps: 1) == 475 && FairShare.pageSize(500, handOffLimit: 1_000, apps: 2) == 500)
+        #expect(FairShare.pageSize(32, handOffLimit: 1_000, apps: 1) == 32 && FairShare.pageSize(500, handOffLimit: 1, apps: 1) == 1)
+        #expect(FairShare.pageSize(500, handOffLimit: 0, apps: 1) == 500, "without a hand-off the page is stored pending whole")
         _ = try await store.delivery.fanOutStep(eventId: "a1", batchSize: 10, now: now, handOff: 0)
         #expect(try await store.delivery.eventsToFanOut(limit: 10).map(\.id) == ["a2", "b1"])
     } }

@@ -22,9 +22,9 @@ enum FairShare {
     }
 
     /// The installations a page of an app fanning out alone plans: at most half its hand-off limit, so that its next
-    /// page is planned while the previous one is sent. With a page that did not fit twice (500 of 950) a lone app's
-    /// pages went out one at a time, and the connections had nothing to send while the next was planned, a quarter
-    /// of the time on PostgreSQL (docs/performance.md). Another app's page keeps its size (its share decides).
+    /// page is planned while the previous one is sent. A page that does not fit twice goes out alone, and the
+    /// connections have nothing to send while the next is planned (docs/performance.md). Another app's page keeps
+    /// its size (its share decides).
     static func pageSize(_ size: Int, handOffLimit limit: Int, apps: Int) -> Int {
         guard apps <= 1, limit > 0 else { return size }
         return max(1, min(size, handOffLimit(limit, apps: 1) / 2))

@@ -281,10 +281,10 @@ enum Migrations {
 
     /// Statements PostgreSQL runs after the step of the same version (SQLite has no equivalent).
     static let postgresSteps: [Int: [String]] = [
-        // A delivery run's lines and a handoff's pushes are tens of kilobytes of hex and UUIDs, stored compressed:
-        // PGLZ compressed them at about 1.5 ms per row, a quarter of the fan-out's statement time; LZ4 costs a
-        // quarter of that (docs/performance.md). A PostgreSQL built without LZ4, or older than 14, keeps PGLZ.
-        steps.count: [
+        // A delivery run's lines and a handoff's pushes are tens of kilobytes of hex and UUIDs, compressed when
+        // stored: LZ4 costs far less than the default PGLZ (docs/performance.md). A PostgreSQL built without LZ4,
+        // or older than 14, keeps PGLZ. Keyed by the version number itself, so later steps do not move it.
+        18: [
             """
             DO $$ BEGIN
                 EXECUTE 'ALTER TABLE delivery_runs ALTER COLUMN lines SET COMPRESSION lz4';

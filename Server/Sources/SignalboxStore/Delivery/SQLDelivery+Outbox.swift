@@ -131,11 +131,13 @@ extension SQLDelivery {
                 if let counter = outcome.counter { credits.append((push, counter)) }
                 log(completion, outcome)
             }
-            try await Self.credit(db, credits, now: now)
             let delivered = credits.filter { $0.counter == .delivered }.map(\.push)
             try await Self.recordSent(db, delivered, now: now)
             try await SQLRegistry.clearStrikes(db, self.backend, delivered)
             if !lines.isEmpty { try await SQLDeliveryLog.insertLog(db, self.backend, lines) }
+            // Last: it locks the events' rows, which each fan-out step of those events updates too; taken last,
+            // they are held only until the commit, and a step waits less for them.
+            try await Self.credit(db, credits, now: now)
             return summary
         }
     }

@@ -64,8 +64,9 @@ final class AdminHandler: ChannelInboundHandler {
             let items = components?.queryItems ?? []
             let wanted = Set(items.filter { $0.name == "token" }.compactMap { $0.value?.lowercased() })
             let after = items.first { $0.name == "after" }?.value.flatMap { Int($0) } ?? 0
-            let pushes = ledger.accepted.filter { (wanted.isEmpty || wanted.contains($0.token)) && $0.sequence > after }
-            return (.ok, encode(pushes))
+            let limit = items.first { $0.name == "limit" }?.value.flatMap { Int($0) } ?? Int.max
+            let pushes = ledger.accepted.lazy.filter { (wanted.isEmpty || wanted.contains($0.token)) && $0.sequence > after }
+            return (.ok, encode(Array(pushes.prefix(max(0, limit)))))
         case (.GET, "pushes/count"):
             return (.ok, encode(["count": ledger.acceptedCount]))
         case (.DELETE, "pushes"):

@@ -73,6 +73,11 @@ enum BenchSimulator {
         _ = output.fileHandleForReading.availableData
         return (process, caPath)
     }
+
+    /// When the simulator received a push its admin API lists, by its clock.
+    static func receivedAt(_ push: [String: Any]) -> Date? {
+        (push["receivedAt"] as? String).flatMap { try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse($0) }
+    }
 }
 
 /// Figures of a process from `/proc` (Linux).

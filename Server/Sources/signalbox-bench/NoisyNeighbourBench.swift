@@ -92,7 +92,7 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         let apnsLatency = ContinuousClock.now - postedY
         // When the simulator received it, on the same clock: the poll's own delay (a busy simulator answers it late)
         // is not in this figure.
-        let receivedAt = atAPNs.first.flatMap(Self.receivedAt)
+        let receivedAt = atAPNs.first.flatMap(BenchSimulator.receivedAt)
         let aheadAtAPNs = (atAPNs.first?["sequence"] as? Int).map { $0 - 1 - acceptedBefore } ?? -1
         while true {
             let quietStatus = try await api.call("GET", "/v1/apps/\(quiet.id)/events/\(smallId)", key: quiet.serverKey)
@@ -150,16 +150,11 @@ struct NoisyNeighbourBench: AsyncParsableCommand {
         while received.count < posts.count, ContinuousClock.now < giveUp {
             for push in try await simulator.list("/pushes?\(query)&after=\(after)") {
                 guard let token = push["token"] as? String, received[token] == nil else { continue }
-                received[token] = Self.receivedAt(push)
+                received[token] = BenchSimulator.receivedAt(push)
             }
             if received.count < posts.count { try await Task.sleep(for: .milliseconds(50)) }
         }
         return posts.map { post in received[BenchRegistrations.token(post.index)].map { $0.timeIntervalSince(post.at) * 1000 } ?? -1 }
-    }
-
-    /// When the simulator received a push it lists, by its clock.
-    private static func receivedAt(_ push: [String: Any]) -> Date? {
-        (push["receivedAt"] as? String).flatMap { try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse($0) }
     }
 
     /// The figures of Y's arrivals posted while X fanned out; `missing`: never arrived.

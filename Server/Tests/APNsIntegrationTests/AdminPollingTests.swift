@@ -25,6 +25,11 @@ struct AdminPollingTests {
         // Arrival times to the millisecond, in the order the pushes came.
         let arrivals = try pushes.map { try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(try #require($0["receivedAt"] as? String)) }
         #expect(arrivals == arrivals.sorted() && arrivals.allSatisfy { abs($0.timeIntervalSinceNow) < 3600 })
+        // `limit`: the first pushes after the sequence, of any token (how a bench finds an event's first push).
+        let first = URL(string: "http://127.0.0.1:\(port)/pushes?after=1&limit=2")!
+        let firstTwo = try #require(try JSONSerialization.jsonObject(with: try await URLSession.shared.data(from: first).0) as? [[String: Any]])
+        #expect(firstTwo.map { $0["sequence"] as? Int } == [2, 3])
+        #expect(firstTwo.map { $0["token"] as? String } == [other, also])
         try await fixture.stop()
     }
 }

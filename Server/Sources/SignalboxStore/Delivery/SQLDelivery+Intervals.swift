@@ -58,12 +58,26 @@ extension SQLDelivery {
         return lastSent
     }
 
-    /// Remembers when delivered pushes went out, for apps and kinds that have a minimum interval.
-    static func recordSent(_ db: any SQLDatabase, _ delivered: [OutboxPush], now: Date) async throws {
-        guard !delivered.isEmpty else { return }
-        let limited = Set(try await db.raw("SELECT app_id, kind FROM push_intervals WHERE seconds > 0").all().map {
-            try $0.decode(column: "app_id", as: String.self) + "\u{0}" + $0.decode(column: "kind", as: String.self)
-        })
+    /// What a batch of deliveries may still have to write, asked in one round trip: the apps and kinds with a minimum
+    /// interval (`app_id` NUL `kind`), and whether any token has strikes (`SQLRegistry.clearStrikes`).
+    static func afterDelivery(_ db: any SQLDatabase) async throws -> (limited: Set<String>, strikes: Bool) {
+        var limited: Set<String> = []
+        var strikes = false
+        for row in try await db.raw("""
+            SELECT app_id, kind FROM push_intervals WHERE seconds > 0
+            UNION ALL SELECT * FROM (SELECT NULL AS app_id, NULL AS kind FROM suspect_tokens LIMIT 1) AS struck
+            """).all() {
+            guard let app = try row.decode(column: "app_id", as: String?.self) else {
+                strikes = true
+                continue
+            }
+            limited.insert(app + "\u{0}" + (try row.decode(column: "kind", as: String.self)))
+        }
+        return (limited, strikes)
+    }
+
+    /// Remembers when delivered pushes went out, for the apps and kinds that have a minimum interval (`afterDelivery`).
+    static func recordSent(_ db: any SQLDatabase, _ delivered: [OutboxPush], limited: Set<String>, now: Date) async throws {
         guard !limited.isEmpty else { return }
         for push in delivered where limited.contains(push.appId + "\u{0}" + push.kind.rawValue) {
             try await db.raw("""

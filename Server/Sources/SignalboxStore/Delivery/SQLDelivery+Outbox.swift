@@ -132,8 +132,11 @@ extension SQLDelivery {
                 log(completion, outcome)
             }
             let delivered = credits.filter { $0.counter == .delivered }.map(\.push)
-            try await Self.recordSent(db, delivered, now: now)
-            try await SQLRegistry.clearStrikes(db, self.backend, delivered)
+            if !delivered.isEmpty {
+                let (limited, strikes) = try await Self.afterDelivery(db)
+                try await Self.recordSent(db, delivered, limited: limited, now: now)
+                if strikes { try await SQLRegistry.clearStrikes(db, self.backend, delivered) }
+            }
             if !lines.isEmpty { try await SQLDeliveryLog.insertLog(db, self.backend, lines) }
             // Last: it locks the events' rows, which each fan-out step of those events updates too; taken last,
             // they are held only until the commit, and a step waits less for them.
@@ -230,30 +233,33 @@ extension SQLDelivery {
     /// `Coalescing.Carried.credits`.
     private static func credit(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, counter: EventCounter)], now: Date) async throws {
         guard !credits.isEmpty else { return }
-        var counts: [EventCounter: [String: Int]] = [:]  // counter → event → count
+        var counts: [String: [EventCounter: Int]] = [:]  // event → counter → count
         for chunk in credits.chunked(1_000) {
             var column: [String: EventCounter] = [:]
             for credit in chunk {
                 column[credit.push.id] = credit.counter
-                counts[credit.counter, default: [:]][credit.push.eventId, default: 0] += 1
+                counts[credit.push.eventId, default: [:]][credit.counter, default: 0] += 1
             }
             let carriers = chunk.filter(\.push.carriesAbsorbedEvents).map(\.push.id)
             if !carriers.isEmpty {
                 for row in try await db.raw("SELECT push_id, event_id, pushes FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").all() {
                     guard let name = column[try row.decode(column: "push_id", as: String.self)] else { continue }
-                    counts[name, default: [:]][try row.decode(column: "event_id", as: String.self), default: 0] += try row.decode(column: "pushes", as: Int.self)
+                    counts[try row.decode(column: "event_id", as: String.self), default: [:]][name, default: 0] += try row.decode(column: "pushes", as: Int.self)
                 }
                 try await db.raw("DELETE FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").run()
             }
         }
-        // In a fixed order (column, then event id), so two instances crediting the same events cannot deadlock.
-        for (counter, events) in counts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            let name = counter.rawValue
-            for (event, count) in events.sorted(by: { $0.key < $1.key }) {
-                try await db.raw("UPDATE events SET \(ident: name) = \(ident: name) + \(bind: count) WHERE event_id = \(bind: event)").run()
+        // One statement per event, in event id order (two instances crediting the same events cannot deadlock); it
+        // returns the event's counts, so the credit that finished the event reports it without reading it again.
+        for (event, counters) in counts.sorted(by: { $0.key < $1.key }) {
+            let additions = counters.sorted { $0.key.rawValue < $1.key.rawValue }.map { counter, count -> SQLQueryString in
+                "\(ident: counter.rawValue) = \(ident: counter.rawValue) + \(bind: count)"
             }
+            guard let row = try await db.raw("""
+                UPDATE events SET \(additions.joined(separator: ", ")) WHERE event_id = \(bind: event)
+                RETURNING \(unsafeRaw: SQLWebhooks.countColumns), CASE WHEN \(SQLDelivery.eventIsDone) THEN 1 ELSE 0 END AS done
+                """).first() else { continue }
+            try await SQLWebhooks.recordIfFinished(db, counts: row, added: counters.values.reduce(0, +), now: now)
         }
-        let added = counts.values.reduce(into: [String: Int]()) { sum, events in sum.merge(events, uniquingKeysWith: +) }
-        try await SQLWebhooks.recordFinishedEvents(db, added: added, now: now)
     }
 }

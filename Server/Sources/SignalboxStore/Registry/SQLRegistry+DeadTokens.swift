@@ -25,9 +25,8 @@ extension SQLRegistry {
     }
 
     /// A delivery proves the token good: its strikes so far no longer count (`TokenPruning`: strikes in a row).
-    /// Strikes are rare, so a batch first asks whether any token has one.
+    /// Strikes are rare, so a batch calls this only when some token has one (`SQLDelivery.afterDelivery`).
     static func clearStrikes(_ db: any SQLDatabase, _ backend: SQLBackend, _ delivered: [OutboxPush]) async throws {
-        guard !delivered.isEmpty, try await db.raw("SELECT 1 AS one FROM suspect_tokens LIMIT 1").first() != nil else { return }
         for (appId, pushes) in Dictionary(grouping: delivered, by: \.appId) {
             for chunk in pushes.map(\.token).chunked(1_000) {
                 try await db.raw("DELETE FROM suspect_tokens WHERE app_id = \(bind: appId) AND \(backend.among("token", Array(chunk)))").run()

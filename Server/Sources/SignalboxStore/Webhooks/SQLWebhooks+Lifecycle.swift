@@ -29,20 +29,13 @@ extension SQLWebhooks {
         }
     }
 
-    /// `event.done` for the events among `eventIds` whose pushes all have an outcome now, if they had not before
-    /// `added` outcomes were counted (so the instance whose credit finished the event reports it, once).
-    static func recordFinishedEvents(_ db: any SQLDatabase, added: [String: Int], now: Date) async throws {
-        guard !added.isEmpty else { return }
-        var finished: [LifecycleEvent] = []
-        for row in try await db.raw("""
-            SELECT \(unsafeRaw: countColumns) FROM events
-            WHERE event_id IN (\(binds: added.keys.sorted())) AND \(SQLDelivery.eventIsDone)
-            """).all() {
-            let counts = try EventCounts(row)
-            guard counts.settled - (added[counts.eventId] ?? 0) < counts.matched else { continue }
-            finished.append(counts.lifecycleEvent(.eventDone, at: now))
-        }
-        try await record(db, finished)
+    /// `event.done` from an event's `countColumns` and `done` flag as a credit left them, if that credit of `added`
+    /// outcomes finished it (so the instance whose credit finished the event reports it, once).
+    static func recordIfFinished(_ db: any SQLDatabase, counts row: any SQLRow, added: Int, now: Date) async throws {
+        guard try row.decode(column: "done", as: Int.self) == 1 else { return }
+        let counts = try EventCounts(row)
+        guard counts.settled - added < counts.matched else { return }
+        try await record(db, [counts.lifecycleEvent(.eventDone, at: now)])
     }
 
     /// `event.done` when a fan-out finishes with every push already answered (or none planned).

@@ -107,6 +107,7 @@ final class APNsConnection: ConnectionEvents, @unchecked Sendable {
     private func addHandlers(to channel: any Channel, tls: NIOSSLContext, serverHostname: String?) throws {
         let tlsHandler = try NIOSSLClientHandler(context: tls, serverHostname: serverHostname)
         try channel.pipeline.syncOperations.addHandler(tlsHandler)
+        try channel.pipeline.syncOperations.addHandler(FlushCoalescingHandler())
         var settings = HTTP2Settings()
         settings.append(HTTP2Setting(parameter: .enablePush, value: 0))
         settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: 100))

@@ -47,7 +47,6 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var context: ChannelHandlerContext?
     private var streams: [HTTP2StreamID: Stream] = [:]
     private var nextStreamID = 1
-    private var flushScheduled = false
     /// The lowest last-stream-id of the GOAWAYs received: streams above it were not processed.
     private var goAwayLastStreamID: HTTP2StreamID?
 
@@ -63,7 +62,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Whether new streams can still be opened on this connection.
     var hasStreamIDsLeft: Bool { nextStreamID <= Self.lastUsableStreamID }
 
-    /// Writes a push on a new stream; one flush per event-loop tick carries every push written in it.
+    /// Writes a push on a new stream and flushes HTTP/2 at once, so requests end in the order written;
+    /// `FlushCoalescingHandler` below turns a tick's flushes into one for TLS and the socket.
     /// A push whose headers HTTP/2 cannot carry fails alone, before a stream is opened.
     func start(_ pending: PendingPush) {
         guard let context, hasStreamIDsLeft else {
@@ -95,7 +95,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         body.writeBytes(push.payload)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers)))), promise: nil)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
-        scheduleFlush(context)
+        context.flush()
     }
 
     /// Why a push's headers cannot go on the wire (RFC 9113 §8.2.1: no NUL, CR or LF in a value, no
@@ -112,19 +112,6 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
         }
         return nil
-    }
-
-    /// Flushes once at the end of this tick's work: answers read in one batch start many pushes, and one
-    /// flush carries them all in as few TLS records and `write(2)`s as possible.
-    private func scheduleFlush(_ context: ChannelHandlerContext) {
-        guard !flushScheduled else { return }
-        flushScheduled = true
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        context.eventLoop.execute {
-            let handler = loopBound.value
-            handler.flushScheduled = false
-            handler.context?.flush()
-        }
     }
 
     /// Abandons a push's stream (its deadline passed) with RST_STREAM CANCEL.

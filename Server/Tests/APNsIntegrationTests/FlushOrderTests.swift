@@ -64,4 +64,16 @@ import Testing
         // A server answers a request when it ends: in this order.
         #expect(ended == Array(stride(from: 1, through: 79, by: 2)))
     }
+
+    @Test func aCloseSendsWhatTheTickHeldFirst() throws {
+        let channel = EmbeddedChannel()
+        let counter = FlushCounter()
+        try channel.pipeline.syncOperations.addHandlers([counter, FlushCoalescingHandler()])
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
+        channel.write(ByteBuffer(string: "GOAWAY"), promise: nil)
+        channel.flush()
+        #expect(counter.flushes == 0, "held until the tick ends")
+        _ = channel.close()
+        #expect(counter.flushes == 1, "flushed before the close")
+    }
 }

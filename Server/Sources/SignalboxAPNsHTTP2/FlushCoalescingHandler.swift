@@ -3,10 +3,10 @@ import NIOCore
 /// Sits between TLS and `NIOHTTP2Handler` and turns the flushes of one event-loop tick into one, at the tick's end.
 ///
 /// `ConnectionHandler` flushes HTTP/2 after every push because `NIOHTTP2Handler` releases the DATA frames written
-/// since its last flush in the order of a hash set of stream ids: with one flush per tick, the requests of a tick
-/// ended in random order, APNs answered them in that order, and both sides then removed streams from the middle of
-/// their sorted stream maps, each removal shifting the streams behind it (docs/performance.md). Flushed one push at a
-/// time, requests end in the order they were written; this handler keeps TLS records and `write(2)`s to one per tick.
+/// since its last flush in the order of a hash set of stream ids. With one HTTP/2 flush per tick a tick's requests
+/// would end in random order, APNs would answer them so, and both sides would remove streams from the middle of
+/// their sorted stream maps (docs/performance.md). Flushed one push at a time, requests end in the order written;
+/// this handler keeps TLS records and `write(2)`s to one per tick.
 final class FlushCoalescingHandler: ChannelOutboundHandler {
     typealias OutboundIn = IOData
 

@@ -56,7 +56,7 @@ extension APNsSimulator {
         /// one and later ones are not processed: the client must send them elsewhere). The connection closes as
         /// soon as the streams at or below it are answered, or, `graceful`, keeps reading for `drainTime` first.
         case goAway(graceful: Bool)
-        /// Close the TCP connection without answering and without GOAWAY.
+        /// Close the TCP connection without answering this request and without GOAWAY (answers already given go first).
         case reset
         /// Validate and answer normally after this delay.
         case latency(Duration)

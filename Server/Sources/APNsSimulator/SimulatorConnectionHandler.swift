@@ -122,6 +122,9 @@ final class SimulatorConnectionHandler: ChannelInboundHandler {
         }
         switch ledger.nextFault() {
         case .reset:
+            // Answers to the burst's earlier requests go out first, as from a server that answers each request as
+            // it processes it; the client may still lose them (unread data when the reset arrives).
+            flushIfNeeded(context: context)
             isOpen = false
             context.close(promise: nil)
         case .latency(let delay) where delay > .zero:

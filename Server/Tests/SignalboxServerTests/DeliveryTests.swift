@@ -247,9 +247,10 @@ import Testing
         }
     }
 
-    /// The faults come at fixed places among the requests APNs processes, so each kind happens a known number of
-    /// times and the connections to replace do not multiply with the size of a read burst (random connection faults
-    /// made this test's cost, and its time in a loaded run, vary several-fold).
+    /// The faults come at fixed places among the requests APNs processes (`.latency(.zero)`: none), so each kind
+    /// happens a known number of times and the connections to replace do not depend on the size of a read burst.
+    /// Tokens are compared as a set: a reset may lose answers APNs already gave, and those pushes are rightly sent
+    /// again (`transientFaultsAreRetriedWithoutDuplicates` counts each token's pushes).
     @Test func injectedFaultsLoseNoPush() async throws {
         try await DeliveryHarness.run { harness in
             harness.simulator.script((0..<300).map { index in

@@ -14,7 +14,7 @@ extension SQLStores {
         // The future's close, not the async one: the async one throws when the task is cancelled (a server stopped by
         // cancellation, a failed test), and an unclosed connection's deinit stops the whole process.
         let close: @Sendable () async throws -> Void = { try await connection.close().get() }
-        let database = connection.sql()
+        let database = SQLiteDirectDatabase(connection: connection)
         let client = SQLDatabaseClient(connector: SQLiteConnector(database: database, closeConnection: close))
         do {
             for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"] {

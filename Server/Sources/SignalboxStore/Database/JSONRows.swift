@@ -26,20 +26,26 @@ struct JSONRows {
     /// A JSON string literal: quotes, backslashes and control characters escaped, other UTF-8 bytes as they are.
     private mutating func appendString(_ value: String) {
         json.append(UInt8(ascii: "\""))
-        // Tokens, ids and reasons rarely need escaping: copied whole when nothing does.
-        guard value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            json.append(contentsOf: value.utf8)
-            json.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): json.append(contentsOf: [UInt8(ascii: "\\"), byte])
-            case 0..<0x20: json.append(contentsOf: "\\u00".utf8 + [Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]])
-            default: json.append(byte)
+        var value = value
+        value.withUTF8 { bytes in
+            // Tokens, ids and reasons rarely need escaping: copied whole when nothing does.
+            guard bytes.contains(where: Self.needsEscape) else {
+                json.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): json.append(contentsOf: [UInt8(ascii: "\\"), byte])
+                case 0..<0x20: json.append(contentsOf: "\\u00".utf8 + [Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]])
+                default: json.append(byte)
+                }
             }
         }
         json.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     private static let hex = Array("0123456789abcdef".utf8)

@@ -4,7 +4,8 @@ import SignalboxModel
 
 /// What one attempt's answer means for its push: retried with an attempt used, postponed without one, or final.
 /// Pure: the dispatcher sends, counts, pauses and reports; this decides. `jitter` (0…1) spreads the retries of many
-/// pushes over time: the dispatcher draws it at random, tests fix it.
+/// pushes over time: the dispatcher draws it at random, tests fix it. It is drawn only for a retry or postponement:
+/// the system's random source is a system call, which a delivered push need not pay.
 public enum DeliveryPolicy {
     /// What came back from one attempt.
     public enum Answer: Sendable, Hashable {
@@ -35,13 +36,13 @@ public enum DeliveryPolicy {
         }
     }
 
-    public static func decide(_ answer: Answer, attempts: Int, now: Date, configuration: DeliveryConfiguration, jitter: Double) -> Decision {
+    public static func decide(_ answer: Answer, attempts: Int, now: Date, configuration: DeliveryConfiguration, jitter: @autoclosure () -> Double) -> Decision {
         func final(_ result: DeliveryResult) -> Decision { Decision(result: result, answered: true) }
         func retry(hint: Duration?) -> Decision {
             guard attempts + 1 < configuration.maxAttempts else {
                 return final(.failed(reason: "gave up after \(configuration.maxAttempts) attempts"))
             }
-            return Decision(result: .retry(at: now + configuration.retryDelay(attempts: attempts, hint: hint, jitter: jitter).seconds), answered: false)
+            return Decision(result: .retry(at: now + configuration.retryDelay(attempts: attempts, hint: hint, jitter: jitter()).seconds), answered: false)
         }
         switch answer {
         case .apns(let outcome):
@@ -60,7 +61,7 @@ public enum DeliveryPolicy {
             case .circuitOpen:
                 // The host is spared, not this push: wait for the breaker without using an attempt.
                 let wait = max(error.retryAfter ?? .zero, configuration.retryBase)
-                return Decision(result: .postpone(at: now + (wait * (1 + 0.5 * jitter)).seconds), answered: false)
+                return Decision(result: .postpone(at: now + (wait * (1 + 0.5 * jitter())).seconds), answered: false)
             case .invalidRequest: return final(.failed(reason: error.message))
             case .deadlineExceeded, .connectFailed, .connectionLost, .shutdown: return retry(hint: nil)
             }

@@ -39,26 +39,27 @@ struct Handoff {
     }
 
     /// Marks these pushes settled in the handoffs `owner` still holds, and deletes a handoff once all of its pushes
-    /// are. - Returns: the ids of the pushes settled now (not those of a handoff released to another owner, nor any
-    /// settled before).
-    static func settle(_ db: any SQLDatabase, _ backend: SQLBackend, owner: String, _ ids: [String]) async throws -> Set<String> {
-        var byHandoff: [String: [(id: String, index: Int)]] = [:]
-        for id in ids {
-            if let position = position(ofPush: id) { byHandoff[position.handoff, default: []].append((id, position.index)) }
+    /// are. `positions`: each push's place in its handoff (`position(ofPush:)`), nil for a push with an outbox row.
+    /// - Returns: for each push, whether it was settled now (not one of a handoff released to another owner, nor one
+    ///   settled before).
+    static func settle(_ db: any SQLDatabase, _ backend: SQLBackend, owner: String, _ positions: [(handoff: String, index: Int)?]) async throws -> [Bool] {
+        var settledNow = Array(repeating: false, count: positions.count)
+        var byHandoff: [String: [(push: Int, index: Int)]] = [:]
+        for (push, position) in positions.enumerated() {
+            if let position { byHandoff[position.handoff, default: []].append((push, position.index)) }
         }
-        guard !byHandoff.isEmpty else { return [] }
+        guard !byHandoff.isEmpty else { return settledNow }
         let lock: SQLQueryString = backend == .postgres ? " FOR UPDATE" : ""
         let rows = try await db.raw("""
             SELECT handoff_id, settled FROM handoffs
             WHERE \(backend.among("handoff_id", byHandoff.keys.sorted())) AND claimed_by = \(bind: owner) ORDER BY handoff_id\(lock)
             """).all()
-        var settledNow: Set<String> = []
         for row in rows {
             let handoff = try row.decode(column: "handoff_id", as: String.self)
             var settled = Array(try row.decode(column: "settled", as: String.self).utf8)
             for push in byHandoff[handoff] ?? [] where settled.indices.contains(push.index) && settled[push.index] == UInt8(ascii: "0") {
                 settled[push.index] = UInt8(ascii: "1")
-                settledNow.insert(push.id)
+                settledNow[push.push] = true
             }
             if !settled.contains(UInt8(ascii: "0")) {
                 try await db.raw("DELETE FROM handoffs WHERE handoff_id = \(bind: handoff)").run()

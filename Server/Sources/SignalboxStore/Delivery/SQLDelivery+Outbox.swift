@@ -71,45 +71,49 @@ extension SQLDelivery {
             var summary = CompletionSummary()
             // Fenced: each change applies only to a push this process still holds (`state = 'sending'` and its
             // claim); one whose lease ended and that another instance took over is that instance's to record.
-            var held: Set<String> = []
-            var finishing: [(completion: PushCompletion, check: PushLife.TokenCheck)] = []  // those that leave the outbox now
+            // A push is held when its handoff settled it here (`settledNow`) or its outbox row was still claimed (`heldRows`).
+            let positions = completions.map { Handoff.position(ofPush: $0.push.id) }
+            var heldRows: Set<String> = []
+            var finishing: [(completion: Int, check: PushLife.TokenCheck)] = []  // those that leave the outbox now
             var lines: [DeliveryLogEntry] = []  // the delivery log's, of the attempts recorded here
             func log(_ completion: PushCompletion, _ outcome: DeliveryOutcome) {
                 if self.writesDeliveryLog { lines.append(SQLDeliveryLog.logLine(completion, outcome: outcome, now: now)) }
             }
             // Pushes in a handoff are settled there first; those going back to pending get new outbox rows.
-            let inHandoffs = try await Handoff.settle(db, self.backend, owner: owner, completions.map(\.push.id))
-            held.formUnion(inHandoffs)
+            let settledNow = try await Handoff.settle(db, self.backend, owner: owner, positions)
             var retries = Handoff.Retries()
-            for completion in completions.sorted(by: { $0.push.id < $1.push.id }) {
+            for index in completions.indices.sorted(by: { completions[$0].push.id < completions[$1].push.id }) {
+                let completion = completions[index]
                 let push = completion.push
                 switch PushLife.step(for: completion.result) {
                 case .backToPending(let at, let usesAttempt, let logged):
-                    if Handoff.position(ofPush: push.id) != nil {
-                        guard inHandoffs.contains(push.id) else { continue }
+                    if positions[index] != nil {
+                        guard settledNow[index] else { continue }
                         retries.add(push, at: at, attempts: push.attempts + (usesAttempt ? 1 : 0))
                     } else {
                         guard try await Self.returnToPending(db, push, at: at, usedAttempt: usesAttempt, heldBy: owner) else { continue }
-                        held.insert(push.id)
+                        heldRows.insert(push.id)
                     }
                     log(completion, logged)
                 case .leaves(let check):
-                    finishing.append((completion, check))
+                    finishing.append((index, check))
                 }
             }
             try await retries.insert(db, self.backend)
-            let rowIds = finishing.map(\.completion.push.id).filter { Handoff.position(ofPush: $0) == nil }
+            let rowIds = finishing.filter { positions[$0.completion] == nil }.map { completions[$0.completion].push.id }
             for chunk in rowIds.chunked(1_000) {
                 for row in try await db.raw("""
                     DELETE FROM outbox WHERE \(self.backend.among("push_id", Array(chunk))) AND state = \(stored: OutboxState.sending) AND claimed_by = \(bind: owner)
                     RETURNING push_id
                     """).all() {
-                    held.insert(try row.decode(column: "push_id", as: String.self))
+                    heldRows.insert(try row.decode(column: "push_id", as: String.self))
                 }
             }
-            summary.claimsLost = completions.count - held.count
+            func held(_ index: Int) -> Bool { positions[index] != nil ? settledNow[index] : heldRows.contains(completions[index].push.id) }
+            summary.claimsLost = completions.indices.filter { !held($0) }.count
             var credits: [(push: OutboxPush, counter: EventCounter)] = []
-            for (completion, check) in finishing where held.contains(completion.push.id) {
+            for (index, check) in finishing where held(index) {
+                let completion = completions[index]
                 let push = completion.push
                 let removed: Bool
                 switch check {

@@ -46,8 +46,8 @@ struct SQLiteDirectDatabase: SQLDatabase {
     private func sqliteData(_ bind: any Encodable & Sendable) throws -> SQLiteData {
         switch bind {
         case let value as String: .text(value)
-        case let value as Int: .integer(value)
-        case let value as Int64: .integer(Int(value))
+        case let value as Int: .integer(SQLiteInt64(value))
+        case let value as Int64: .integer(SQLiteInt64(value))
         case let value as Bool: .integer(value ? 1 : 0)
         default: try encoder.encode(bind)
         }

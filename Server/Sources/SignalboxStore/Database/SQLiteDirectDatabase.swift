@@ -23,23 +23,12 @@ struct SQLiteDirectDatabase: SQLDatabase {
     var queryLogLevel: Logger.Level? { nil }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
-        let (sql, binds) = serialize(query)
-        let data: [SQLiteData]
-        do {
-            data = try binds.map(sqliteData)
-        } catch {
-            return eventLoop.makeFailedFuture(error)
-        }
-        return connection.query(sql, data, logger: logger) { onRow(SQLiteCellsRow(row: $0)) }
+        eventLoop.makeFutureWithTask { try await self.execute(sql: query, onRow) }
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
         try await connection.query(sql, try binds.map(sqliteData)) { onRow(SQLiteCellsRow(row: $0)) }
-    }
-
-    func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
-        try await closure(self)
     }
 
     /// A bind as SQLite data: casts to concrete types, which are cheap, before SQLiteKit's encoder.
@@ -75,15 +64,10 @@ private struct SQLiteCellsRow: SQLRow {
         if T.self == Int.self { return try Self.value(Int(sqliteData: data), data, column) as! T }
         if T.self == Int64.self { return try Self.value(Int64(sqliteData: data), data, column) as! T }
         if T.self == Bool.self { return try Self.value(Bool(sqliteData: data), data, column) as! T }
-        if data == .null {
-            if T.self == String?.self { return String?.none as! T }
-            if T.self == Int64?.self { return Int64?.none as! T }
-            if T.self == Int?.self { return Int?.none as! T }
-        } else {
-            if T.self == String?.self { return try Self.value(String(sqliteData: data), data, column) as String? as! T }
-            if T.self == Int64?.self { return try Self.value(Int64(sqliteData: data), data, column) as Int64? as! T }
-            if T.self == Int?.self { return try Self.value(Int(sqliteData: data), data, column) as Int? as! T }
-        }
+        let null = data == .null
+        if T.self == String?.self { return try (null ? nil : Self.value(String(sqliteData: data), data, column)) as String? as! T }
+        if T.self == Int64?.self { return try (null ? nil : Self.value(Int64(sqliteData: data), data, column)) as Int64? as! T }
+        if T.self == Int?.self { return try (null ? nil : Self.value(Int(sqliteData: data), data, column)) as Int? as! T }
         return try SQLiteDataDecoder().decode(T.self, from: data)
     }
 

@@ -28,7 +28,7 @@ struct RegisteredKey: Sendable {
 /// What one connection has proven: the provider token it last accepted, and when.
 struct ConnectionAuth: Sendable {
     var acceptedJWT: String?
-    /// The accepted token parsed, so its requests are not parsed again (most of a request's cost otherwise).
+    /// The accepted token parsed: a request carrying the same token is neither parsed nor verified again.
     var acceptedToken: ProviderToken.Parsed?
     /// The first 16 hex digits of the accepted token's SHA-256, made once per token (`AcceptedPush.providerTokenDigest`).
     var acceptedDigest: String?

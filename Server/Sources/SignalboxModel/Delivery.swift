@@ -90,39 +90,65 @@ public struct FanOutStep: Sendable, Hashable {
     }
 }
 
-/// A push in the outbox, claimed for sending.
+/// A push in the outbox, claimed for sending. Its fields sit in one shared immutable box: a push is copied from the
+/// claim to the dispatcher, its request, its completion and the recording of its result, and each copy then costs one
+/// retain instead of one per string. Setting a field (tests, the memory store) replaces the box.
 public struct OutboxPush: Sendable, Hashable {
-    public var id: String
-    public var appId: String
+    private var box: Box
+
+    public var id: String { get { box.fields.id } set { box = box.with { $0.id = newValue } } }
+    public var appId: String { get { box.fields.appId } set { box = box.with { $0.appId = newValue } } }
     /// The event that planned it (others may have been absorbed into it).
-    public var eventId: String
-    public var installationId: String
-    public var token: String
-    public var kind: PushKind
-    public var environment: Environment
-    public var payload: String
+    public var eventId: String { get { box.fields.eventId } set { box = box.with { $0.eventId = newValue } } }
+    public var installationId: String { get { box.fields.installationId } set { box = box.with { $0.installationId = newValue } } }
+    public var token: String { get { box.fields.token } set { box = box.with { $0.token = newValue } } }
+    public var kind: PushKind { get { box.fields.kind } set { box = box.with { $0.kind = newValue } } }
+    public var environment: Environment { get { box.fields.environment } set { box = box.with { $0.environment = newValue } } }
+    public var payload: String { get { box.fields.payload } set { box = box.with { $0.payload = newValue } } }
     /// Sending attempts made before this one.
-    public var attempts: Int
+    public var attempts: Int { get { box.fields.attempts } set { box = box.with { $0.attempts = newValue } } }
     /// When the (first) event behind it was accepted.
-    public var eventCreatedAt: Date
+    public var eventCreatedAt: Date { get { box.fields.eventCreatedAt } set { box = box.with { $0.eventCreatedAt = newValue } } }
     /// Whether later events were absorbed into it (their counters follow its outcome too).
-    public var carriesAbsorbedEvents: Bool
+    public var carriesAbsorbedEvents: Bool {
+        get { box.fields.carriesAbsorbedEvents }
+        set { box = box.with { $0.carriesAbsorbedEvents = newValue } }
+    }
 
     public init(
         id: String, appId: String, eventId: String, installationId: String, token: String, kind: PushKind, environment: Environment,
         payload: String, attempts: Int, eventCreatedAt: Date, carriesAbsorbedEvents: Bool = false
     ) {
-        self.id = id
-        self.appId = appId
-        self.eventId = eventId
-        self.installationId = installationId
-        self.token = token
-        self.kind = kind
-        self.environment = environment
-        self.payload = payload
-        self.attempts = attempts
-        self.eventCreatedAt = eventCreatedAt
-        self.carriesAbsorbedEvents = carriesAbsorbedEvents
+        box = Box(Fields(
+            id: id, appId: appId, eventId: eventId, installationId: installationId, token: token, kind: kind, environment: environment,
+            payload: payload, attempts: attempts, eventCreatedAt: eventCreatedAt, carriesAbsorbedEvents: carriesAbsorbedEvents
+        ))
+    }
+
+    public static func == (lhs: OutboxPush, rhs: OutboxPush) -> Bool { lhs.box === rhs.box || lhs.box.fields == rhs.box.fields }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(box.fields) }
+
+    private struct Fields: Sendable, Hashable {
+        var id, appId, eventId, installationId, token: String
+        var kind: PushKind
+        var environment: Environment
+        var payload: String
+        var attempts: Int
+        var eventCreatedAt: Date
+        var carriesAbsorbedEvents: Bool
+    }
+
+    private final class Box: Sendable {
+        let fields: Fields
+
+        init(_ fields: Fields) { self.fields = fields }
+
+        func with(_ change: (inout Fields) -> Void) -> Box {
+            var fields = fields
+            change(&fields)
+            return Box(fields)
+        }
     }
 }
 

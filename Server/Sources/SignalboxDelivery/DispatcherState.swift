@@ -117,7 +117,23 @@ final class HandedOffPushes: Sendable {
 
 /// The last 50 answers per app, to tell a misconfigured app (nearly all tokens refused) from dead tokens.
 final class RecentAnswers: Sendable {
-    private let windows = Mutex<[String: [Bool]]>([:])
+    /// An app's last answers about its tokens in a ring, with how many of them are suspect.
+    private struct Window {
+        static let size = 50
+        private var suspect = [Bool](repeating: false, count: size)
+        private var count = 0, next = 0, suspects = 0
+
+        /// Adds an answer. - Returns: whether the window (at least 10 answers) is 90 % or more suspect.
+        mutating func record(suspect answer: Bool) -> Bool {
+            if count == Self.size { suspects -= suspect[next] ? 1 : 0 } else { count += 1 }
+            suspect[next] = answer
+            suspects += answer ? 1 : 0
+            next = (next + 1) % Self.size
+            return count >= 10 && Double(suspects) >= 0.9 * Double(count)
+        }
+    }
+
+    private let windows = Mutex<[String: Window]>([:])
 
     /// When nearly every recent answer for an app is `BadDeviceToken` / `DeviceTokenNotForTopic`, the app's
     /// environment or topic is wrong, not its tokens: those pushes fail without a strike toward pruning. Retries and
@@ -125,31 +141,22 @@ final class RecentAnswers: Sendable {
     /// - Returns: the completions, spared suspects turned into failures; and each spared app with a reason.
     func sparing(_ completions: [PushCompletion]) -> (completions: [PushCompletion], apps: [String: String]) {
         var apps: [String: String] = [:]
-        let spared = completions.map { completion in
-            switch completion.result {
-            case .retry, .postpone:
-                return completion
-            case .suspect(let reason):
-                guard record(app: completion.push.appId, suspect: true) else { return completion }
-                apps[completion.push.appId] = reason
-                return PushCompletion(push: completion.push, result: .failed(reason: reason), answer: completion.answer)
-            case .delivered, .failed, .prune:
-                record(app: completion.push.appId, suspect: false)
-                return completion
+        var spared = completions
+        windows.withLock { windows in
+            for index in completions.indices {
+                let app = completions[index].push.appId
+                switch completions[index].result {
+                case .retry, .postpone:
+                    continue
+                case .suspect(let reason):
+                    guard windows[app, default: Window()].record(suspect: true) else { continue }
+                    apps[app] = reason
+                    spared[index].result = .failed(reason: reason)
+                case .delivered, .failed, .prune:
+                    _ = windows[app, default: Window()].record(suspect: false)
+                }
             }
         }
         return (spared, apps)
-    }
-
-    /// Adds an answer. - Returns: whether the app's window (at least 10 answers) is 90 % or more suspect.
-    @discardableResult
-    private func record(app: String, suspect: Bool) -> Bool {
-        windows.withLock { windows in
-            var window = windows[app, default: []]
-            window.append(suspect)
-            if window.count > 50 { window.removeFirst(window.count - 50) }
-            windows[app] = window
-            return window.count >= 10 && Double(window.filter { $0 }.count) >= 0.9 * Double(window.count)
-        }
     }
 }

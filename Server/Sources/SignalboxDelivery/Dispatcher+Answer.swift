@@ -16,14 +16,14 @@ extension Dispatcher {
     func start(_ push: OutboxPush, _ results: ResultBuffer, _ sends: TasklessSends) {
         sender.start(
             appId: push.appId, token: push.token, type: push.kind.pushType, environment: push.environment.apns, payload: Array(push.payload.utf8)
-        ) { started in
+        ) { [self] started in
             switch started {
             case .finished(let sent):
                 let (completion, report) = conclude(push, sent)
                 if let report {
                     sends.needsTask {
                         await self.report(report)
-                        finished(completion, results)
+                        self.finished(completion, results)
                     }
                     signals.outbox.signal()
                 } else {
@@ -38,9 +38,9 @@ extension Dispatcher {
                     } catch {
                         sent = .failure(error)
                     }
-                    let (completion, report) = conclude(push, sent)
+                    let (completion, report) = self.conclude(push, sent)
                     if let report { await self.report(report) }
-                    finished(completion, results)
+                    self.finished(completion, results)
                 }
                 signals.outbox.signal()
             }

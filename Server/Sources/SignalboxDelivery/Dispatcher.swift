@@ -9,8 +9,9 @@ import Synchronization
 /// Delivers the outbox: sends the pushes the fan-out handed off and claims other due pushes, up to
 /// `maxInFlight` at once, and records each result in batches. Pushes claimed (or handed off) but not recorded
 /// when the process dies are released by the next start or, on a shared database, by any instance once their
-/// lease has ended (`releaseLoop`).
-public struct Dispatcher: Service {
+/// lease has ended (`releaseLoop`). A class: every push's callbacks capture it, and copying a struct of its fields
+/// cost a retain and a release per field.
+public final class Dispatcher: Service {
     let store: any DeliveryStore
     let sender: PushSender
     let signals: DeliverySignals
@@ -52,11 +53,11 @@ public struct Dispatcher: Service {
         try await store.releaseClaims(now: now())
         signals.handOffLimit.store(handOffLimit, ordering: .releasing)
         let results = signals.results
-        await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await recordLoop(results) }
-                group.addTask { await depthLoop() }
-                group.addTask { await releaseLoop() }
+        await cancelWhenGracefulShutdown { [self] in
+            await withDiscardingTaskGroup { [self] group in
+                group.addTask { await self.recordLoop(results) }
+                group.addTask { await self.depthLoop() }
+                group.addTask { await self.releaseLoop() }
                 let sends = TasklessSends()
                 let transport = sender.client.transport
                 var tasks = 0
@@ -74,7 +75,7 @@ public struct Dispatcher: Service {
                     for share in 0..<shares {
                         let part = stride(from: share, to: pushes.count, by: shares).map { pushes[$0] }
                         group.addTask(executorPreference: nextExecutor()) {
-                            for push in part { start(push, results, sends) }
+                            for push in part { self.start(push, results, sends) }
                             // What could not start without a task (an event's first pushes: credentials loading, no
                             // connection yet) is sent from here at once, not after the claim loop's next turn.
                             await withDiscardingTaskGroup { rest in

@@ -57,7 +57,7 @@ extension SQLDelivery {
         }
         var range: FanOutRange?
         if ranges > 0 {
-            range = try await Self.takeRange(db, eventId: eventId)
+            range = try Self.freeRange(in: row, eventId: eventId)
             if range == nil { return try await Self.noFreeRange(db, eventId: eventId) }
         }
         let event = try Self.event(row)
@@ -107,20 +107,22 @@ extension SQLDelivery {
         return FanOutStep(planned: pushes.count, coalesced: coalesced, finished: finished, handedOff: handedOff)
     }
 
-    /// The event's row while its fan-out is still to do. `locking` (PostgreSQL): column `locked` tells whether the
-    /// event's advisory lock was taken, for an event not cut into ranges (else NULL): one round trip for both.
+    /// The event's row while its fan-out is still to do. `locking` (PostgreSQL), in the same round trip: column
+    /// `locked` tells whether the event's advisory lock was taken, for an event not cut into ranges (else NULL); the
+    /// `range_` columns are the first range no other step holds, locked (`freeRange`; NULL for none).
     /// Column `intervals`: the app's minimum intervals (`intervalsList`).
     /// Column `unanalyzed` (`locking`, an accepted event): the registration tables to analyze (`analyzeUnanalyzedTables`).
     private static func plannableEvent(_ db: any SQLDatabase, _ eventId: String, locking: Bool = false) async throws -> (any SQLRow)? {
         let lock: SQLQueryString = locking
             ? """
                 , CASE WHEN fan_out_ranges <= 0 THEN pg_try_advisory_xact_lock(hashtextextended(\(bind: "fan-out " + eventId), 0)) END AS locked,
-                CASE WHEN state = \(stored: EventState.accepted) THEN (\(unanalyzedTables)) END AS unanalyzed
+                CASE WHEN state = \(stored: EventState.accepted) THEN (\(unanalyzedTables)) END AS unanalyzed, free_range.*
                 """
             : ""
+        let range: SQLQueryString = locking ? " LEFT JOIN (\(freeRangeQuery(eventId))) AS free_range ON true" : ""
         return try await db.raw("""
-            SELECT *\(lock), \(intervalsList("events.app_id")) AS intervals
-            FROM events WHERE event_id = \(bind: eventId) AND state IN (\(stored: [EventState.accepted, .fanningOut]))
+            SELECT events.*\(lock), \(intervalsList("events.app_id")) AS intervals
+            FROM events\(range) WHERE events.event_id = \(bind: eventId) AND events.state IN (\(stored: [EventState.accepted, .fanningOut]))
             """).first()
     }
 

@@ -55,18 +55,22 @@ extension SQLDelivery {
         return true
     }
 
-    /// Locks the first range still to plan that no other step holds.
-    static func takeRange(_ db: any SQLDatabase, eventId: String) async throws -> FanOutRange? {
-        try await db.raw("""
-            SELECT position, fan_out_cursor, upper_bound FROM event_ranges WHERE event_id = \(bind: eventId) AND done = 0
-            ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
-            """).first().map { row in
-            FanOutRange(
-                eventId: eventId, position: try row.decode(column: "position", as: Int.self),
-                cursor: try row.decode(column: "fan_out_cursor", as: String.self),
-                upperBound: try row.decodeNil(column: "upper_bound") ? nil : try row.decode(column: "upper_bound", as: String.self)
-            )
-        }
+    /// The first range still to plan that no other step holds, locked: read with the event's row (`plannableEvent`).
+    static func freeRangeQuery(_ eventId: String) -> SQLQueryString {
+        """
+        SELECT position AS range_position, fan_out_cursor AS range_cursor, upper_bound AS range_upper_bound FROM event_ranges
+        WHERE event_id = \(bind: eventId) AND done = 0 ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
+        """
+    }
+
+    /// The range `freeRangeQuery` locked, from the event's row; nil when none was free.
+    static func freeRange(in row: any SQLRow, eventId: String) throws -> FanOutRange? {
+        guard row.contains(column: "range_position"), try !row.decodeNil(column: "range_position") else { return nil }
+        return FanOutRange(
+            eventId: eventId, position: try row.decode(column: "range_position", as: Int.self),
+            cursor: try row.decode(column: "range_cursor", as: String.self),
+            upperBound: try row.decode(column: "range_upper_bound", as: String?.self)
+        )
     }
 
     /// No range was free: other steps hold the rest (`busy`), or every range is planned and the event ends here.
@@ -81,11 +85,10 @@ extension SQLDelivery {
     static func advance(
         _ db: any SQLDatabase, _ range: FanOutRange, to last: String?, rangeFinished: Bool, matched: Int, coalesced: Int
     ) async throws -> Bool {
+        // One round trip: PostgreSQL (the only backend with ranges) runs a data-modifying WITH exactly once.
         try await db.raw("""
-            UPDATE event_ranges SET fan_out_cursor = \(bind: last ?? range.cursor), done = \(bind: rangeFinished ? 1 : 0)
-            WHERE event_id = \(bind: range.eventId) AND position = \(bind: range.position)
-            """).run()
-        try await db.raw("""
+            WITH moved AS (UPDATE event_ranges SET fan_out_cursor = \(bind: last ?? range.cursor), done = \(bind: rangeFinished ? 1 : 0)
+                WHERE event_id = \(bind: range.eventId) AND position = \(bind: range.position) RETURNING position)
             UPDATE events SET matched = matched + \(bind: matched), coalesced = coalesced + \(bind: coalesced)
             WHERE event_id = \(bind: range.eventId)
             """).run()

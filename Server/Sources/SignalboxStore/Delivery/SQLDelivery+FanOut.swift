@@ -37,8 +37,9 @@ extension SQLDelivery {
             // The row was read before the lock was taken: the page's write checks it is unchanged (`PagePosition`).
             guard try row.decode(column: "locked", as: Bool?.self) == true else { return FanOutStep(planned: 0, coalesced: 0, finished: false, busy: true) }
             if ranges == Self.splitAfterFirstPage {
-                // The split writes from the row, so it reads it again under the lock: the holder before may have split.
-                guard let locked = try await Self.plannableEvent(db, eventId) else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
+                // The split writes from the row, so it reads it again under the lock: the holder before may have split,
+                // and then this step plans a free range of it.
+                guard let locked = try await Self.plannableEvent(db, eventId, locking: true) else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
                 row = locked
                 ranges = try row.decode(column: "fan_out_ranges", as: Int.self)
                 if ranges == Self.splitAfterFirstPage {

@@ -88,7 +88,7 @@ extension SQLDelivery {
         // One round trip: PostgreSQL (the only backend with ranges) runs a data-modifying WITH exactly once.
         try await db.raw("""
             WITH moved AS (UPDATE event_ranges SET fan_out_cursor = \(bind: last ?? range.cursor), done = \(bind: rangeFinished ? 1 : 0)
-                WHERE event_id = \(bind: range.eventId) AND position = \(bind: range.position) RETURNING position)
+                WHERE event_id = \(bind: range.eventId) AND position = \(bind: range.position))
             UPDATE events SET matched = matched + \(bind: matched), coalesced = coalesced + \(bind: coalesced)
             WHERE event_id = \(bind: range.eventId)
             """).run()

@@ -9,8 +9,8 @@ import Synchronization
 /// Delivers the outbox: sends the pushes the fan-out handed off and claims other due pushes, up to
 /// `maxInFlight` at once, and records each result in batches. Pushes claimed (or handed off) but not recorded
 /// when the process dies are released by the next start or, on a shared database, by any instance once their
-/// lease has ended (`releaseLoop`). A class: every push's callbacks capture it, and copying a struct of its fields
-/// cost a retain and a release per field.
+/// lease has ended (`releaseLoop`). A class: every push's callbacks capture it, and a struct would be copied into
+/// each of them field by field.
 public final class Dispatcher: Service {
     let store: any DeliveryStore
     let sender: PushSender

@@ -96,23 +96,23 @@ public struct FanOutStep: Sendable, Hashable {
 public struct OutboxPush: Sendable, Hashable {
     private var box: Box
 
-    public var id: String { get { box.fields.id } set { box = box.with { $0.id = newValue } } }
-    public var appId: String { get { box.fields.appId } set { box = box.with { $0.appId = newValue } } }
+    public var id: String { get { box.fields.id } set { set(\.id, newValue) } }
+    public var appId: String { get { box.fields.appId } set { set(\.appId, newValue) } }
     /// The event that planned it (others may have been absorbed into it).
-    public var eventId: String { get { box.fields.eventId } set { box = box.with { $0.eventId = newValue } } }
-    public var installationId: String { get { box.fields.installationId } set { box = box.with { $0.installationId = newValue } } }
-    public var token: String { get { box.fields.token } set { box = box.with { $0.token = newValue } } }
-    public var kind: PushKind { get { box.fields.kind } set { box = box.with { $0.kind = newValue } } }
-    public var environment: Environment { get { box.fields.environment } set { box = box.with { $0.environment = newValue } } }
-    public var payload: String { get { box.fields.payload } set { box = box.with { $0.payload = newValue } } }
+    public var eventId: String { get { box.fields.eventId } set { set(\.eventId, newValue) } }
+    public var installationId: String { get { box.fields.installationId } set { set(\.installationId, newValue) } }
+    public var token: String { get { box.fields.token } set { set(\.token, newValue) } }
+    public var kind: PushKind { get { box.fields.kind } set { set(\.kind, newValue) } }
+    public var environment: Environment { get { box.fields.environment } set { set(\.environment, newValue) } }
+    public var payload: String { get { box.fields.payload } set { set(\.payload, newValue) } }
     /// Sending attempts made before this one.
-    public var attempts: Int { get { box.fields.attempts } set { box = box.with { $0.attempts = newValue } } }
+    public var attempts: Int { get { box.fields.attempts } set { set(\.attempts, newValue) } }
     /// When the (first) event behind it was accepted.
-    public var eventCreatedAt: Date { get { box.fields.eventCreatedAt } set { box = box.with { $0.eventCreatedAt = newValue } } }
+    public var eventCreatedAt: Date { get { box.fields.eventCreatedAt } set { set(\.eventCreatedAt, newValue) } }
     /// Whether later events were absorbed into it (their counters follow its outcome too).
     public var carriesAbsorbedEvents: Bool {
         get { box.fields.carriesAbsorbedEvents }
-        set { box = box.with { $0.carriesAbsorbedEvents = newValue } }
+        set { set(\.carriesAbsorbedEvents, newValue) }
     }
 
     public init(
@@ -123,6 +123,12 @@ public struct OutboxPush: Sendable, Hashable {
             id: id, appId: appId, eventId: eventId, installationId: installationId, token: token, kind: kind, environment: environment,
             payload: payload, attempts: attempts, eventCreatedAt: eventCreatedAt, carriesAbsorbedEvents: carriesAbsorbedEvents
         ))
+    }
+
+    private mutating func set<Value>(_ field: WritableKeyPath<Fields, Value>, _ value: Value) {
+        var fields = box.fields
+        fields[keyPath: field] = value
+        box = Box(fields)
     }
 
     public static func == (lhs: OutboxPush, rhs: OutboxPush) -> Bool { lhs.box === rhs.box || lhs.box.fields == rhs.box.fields }
@@ -143,12 +149,6 @@ public struct OutboxPush: Sendable, Hashable {
         let fields: Fields
 
         init(_ fields: Fields) { self.fields = fields }
-
-        func with(_ change: (inout Fields) -> Void) -> Box {
-            var fields = fields
-            change(&fields)
-            return Box(fields)
-        }
     }
 }
 

@@ -71,10 +71,10 @@ public struct Push: Sendable, Hashable {
     /// The APNs request headers other than the pseudo-headers and `authorization`, with HPACK advice:
     /// per-request values are not indexed, stable values are (`apns.md` §1.8).
     public var headers: [Header] {
-        var headers: [Header] = [
-            Header("apns-push-type", pushType.rawValue, indexable: true),
-            Header("apns-topic", topic, indexable: true),
-        ]
+        var headers: [Header] = []
+        headers.reserveCapacity(6)
+        headers.append(Header("apns-push-type", pushType.rawValue, indexable: true))
+        headers.append(Header("apns-topic", topic, indexable: true))
         if let id { headers.append(Header("apns-id", id.uuidString.lowercased(), indexable: false)) }
         if let priority { headers.append(Header("apns-priority", String(priority.rawValue), indexable: true)) }
         if let expiration { headers.append(Header("apns-expiration", expiration.headerValue, indexable: false)) }

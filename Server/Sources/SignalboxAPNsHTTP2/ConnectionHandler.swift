@@ -72,7 +72,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
             return
         }
         let push = pending.request.push
-        if let problem = Self.unencodableHeader(push) {
+        let fields = push.headers
+        if let problem = Self.unencodableHeader(fields) {
             pending.fail(ConnectionFailure.malformed(problem))
             connection.streamClosed(answered: false)
             return
@@ -88,7 +89,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         headers.add(name: ":authority", value: authority)
         headers.add(name: ":path", value: push.path, indexing: .nonIndexable)
         headers.add(name: "authorization", value: pending.request.token.bearer)
-        for header in push.headers {
+        for header in fields {
             headers.add(name: header.name, value: header.value, indexing: header.indexable ? .indexable : .nonIndexable)
         }
         var body = context.channel.allocator.buffer(capacity: push.payload.count)
@@ -101,13 +102,13 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Why a push's headers cannot go on the wire (RFC 9113 §8.2.1: no NUL, CR or LF in a value, no
     /// whitespace at its ends), or `nil`. Header validation of NIOHTTP2 is off for speed, so this is the check:
     /// a server answers a bad field with a protocol error that may cost the whole connection.
-    static func unencodableHeader(_ push: Push) -> String? {
-        for header in push.headers {
+    static func unencodableHeader(_ headers: [Push.Header]) -> String? {
+        for header in headers {
             let bytes = header.value.utf8
             if bytes.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) {
                 return "header \(header.name) holds NUL, CR or LF"
             }
-            if let first = bytes.first, let last = bytes.last, [0x20, 0x09].contains(first) || [0x20, 0x09].contains(last) {
+            if let first = bytes.first, let last = bytes.last, first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 {
                 return "header \(header.name) starts or ends with whitespace"
             }
         }
@@ -131,24 +132,26 @@ final class ConnectionHandler: ChannelDuplexHandler {
             rootFrame(frame.payload)
             return
         }
-        guard var stream = streams[frame.streamID] else { return }
+        // The stream is updated where it is stored, not copied out and back; its push completes after that access.
+        guard let index = streams.index(forKey: frame.streamID) else { return }
+        let endStream: Bool
         switch frame.payload {
         case .headers(let payload):
-            if stream.status == nil {
-                stream.status = payload.headers.first(name: ":status").flatMap { Int($0) }
-                stream.apnsId = payload.headers.first(name: "apns-id")
-                stream.uniqueId = payload.headers.first(name: "apns-unique-id")
+            if streams.values[index].status == nil {
+                streams.values[index].status = payload.headers.first(name: ":status").flatMap { Int($0) }
+                streams.values[index].apnsId = payload.headers.first(name: "apns-id")
+                streams.values[index].uniqueId = payload.headers.first(name: "apns-unique-id")
             }
-            if payload.endStream { finish(&stream) }
+            endStream = payload.endStream
         case .data(let payload):
             if case .byteBuffer(var chunk) = payload.data {
-                if stream.body == nil { stream.body = chunk } else { stream.body!.writeBuffer(&chunk) }
+                if streams.values[index].body == nil { streams.values[index].body = chunk } else { streams.values[index].body!.writeBuffer(&chunk) }
             }
-            if payload.endStream { finish(&stream) }
+            endStream = payload.endStream
         default:
-            break
+            return
         }
-        streams[frame.streamID] = stream
+        if endStream, let (pending, answer) = Self.finish(&streams.values[index]) { complete(pending, answer) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -229,19 +232,26 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func finish(_ stream: inout Stream) {
-        guard !stream.answered else { return }
-        guard let status = stream.status else {
-            stream.pending.fail(ConnectionFailure.unknown("answer without :status"))
-            return
-        }
+    /// Marks the stream answered and returns its push with what to complete it with (an answer, or a failure when
+    /// the stream ended without `:status`); `nil` if it was answered already.
+    private static func finish(_ stream: inout Stream) -> (PendingPush, Result<APNsResponse, ConnectionFailure>)? {
+        guard !stream.answered else { return nil }
+        guard let status = stream.status else { return (stream.pending, .failure(.unknown("answer without :status"))) }
         stream.answered = true
         let bytes = stream.body.map { Array($0.readableBytesView) } ?? []
-        let response = APNsResponse(status: status, apnsId: stream.apnsId, uniqueId: stream.uniqueId, body: bytes)
-        // These answers say the connection itself is going away: no new stream should be put on it.
-        if let reason = response.reason, reason == .shutdown || reason == .idleTimeout || reason == .unrelatedKeyIdInToken {
-            connection.answeredGoingAway(reason.rawValue)
+        return (stream.pending, .success(APNsResponse(status: status, apnsId: stream.apnsId, uniqueId: stream.uniqueId, body: bytes)))
+    }
+
+    private func complete(_ pending: PendingPush, _ answer: Result<APNsResponse, ConnectionFailure>) {
+        switch answer {
+        case .failure(let failure):
+            pending.fail(failure)
+        case .success(let response):
+            // These answers say the connection itself is going away: no new stream should be put on it.
+            if let reason = response.reason, reason == .shutdown || reason == .idleTimeout || reason == .unrelatedKeyIdInToken {
+                connection.answeredGoingAway(reason.rawValue)
+            }
+            pending.succeed(response)
         }
-        stream.pending.succeed(response)
     }
 }

@@ -73,7 +73,11 @@ extension Dispatcher {
             let result = try sent.get()
             let reason = result.response.reason?.rawValue
             answer = DeliveryAnswer(status: result.response.status, reason: reason, apnsId: result.response.apnsIdText)
-            metrics.countPush(type: type.rawValue, outcome: result.outcome.name, reason: reason ?? "")
+            if case .delivered = result.outcome, reason == nil {
+                metrics.countDelivered(type: type)
+            } else {
+                metrics.countPush(type: type.rawValue, outcome: result.outcome.name, reason: reason ?? "")
+            }
             outcome = .apns(result.outcome)
         } catch let error as APNsTransportError {
             metrics.countPush(type: type.rawValue, outcome: "transport-error", reason: error.code.rawValue)

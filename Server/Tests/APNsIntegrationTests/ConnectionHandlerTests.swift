@@ -107,6 +107,29 @@ import Testing
         }
     }
 
+    @Test func anAnswersHeadersAndBodyInSeveralFramesMakeOneResponse() throws {
+        let futures = try start(2)
+        let headers = HPACKHeaders([(":status", "400"), ("apns-id", "0a1b2c3d-0000-0000-0000-000000000001")])
+        try channel.writeInbound(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: headers))))
+        for (part, last) in [("{\"reason\":\"BadDev", false), ("iceToken\"}", true)] {
+            let chunk = ByteBuffer(string: part)
+            try channel.writeInbound(HTTP2Frame(streamID: 1, payload: .data(.init(data: .byteBuffer(chunk), endStream: last))))
+        }
+        // An answer whose HEADERS lack `:status` is no answer: its push fails, as unknown.
+        try channel.writeInbound(HTTP2Frame(streamID: 3, payload: .headers(.init(headers: HPACKHeaders([("apns-id", "x")]), endStream: true))))
+        guard case .success(let response) = outcome(futures[0]) else {
+            Issue.record("the first push was not answered")
+            return
+        }
+        #expect(response.status == 400)
+        #expect(response.reason == .badDeviceToken)
+        #expect(response.apnsIdText == "0a1b2c3d-0000-0000-0000-000000000001")
+        guard case .unknown = failure(futures[1]) else {
+            Issue.record("an answer without :status must fail its push as unknown")
+            return
+        }
+    }
+
     @Test func aHeaderHTTP2ForbidsFailsThatPushWithoutAStream() throws {
         let key = SigningKey(privateKey: .init(), keyId: "KEY1234567", teamId: "TEAM123456")
         var push = try Push(deviceToken: DeviceToken(hex: "aa"), pushType: .controls, bundleId: "com.example")

@@ -9,7 +9,7 @@ import FoundationNetworking
 #endif
 
 /// Reload receipts from the SDK to a real `signalbox serve` that delivers through its built-in APNs simulator:
-/// the receipt after a control push is matched, and `/metrics` counts it and its event-to-reload time.
+/// the receipt after a control push is matched, and `/metrics` counts the push, the receipt and its event-to-reload time.
 @Suite(.serialized) struct ReloadReceiptsLiveTests {
     @Test func aReceiptSentByTheQueueIsMatchedAndCountedInMetrics() async throws {
         let server = try await LiveServer.start(arguments: ["--apns-simulator", "--simulator-port", "\(try FreePorts.pair())"])
@@ -46,6 +46,8 @@ import FoundationNetworking
         #expect(value("signalbox_reloads_total", [#"type="controls""#, #"kind="door""#, #"matched="true""#]) == "1")
         #expect(value("signalbox_reloads_total", [#"type="widgets""#, #"kind="other""#, #"matched="false""#]) == "1")
         #expect(value("signalbox_event_to_reload_seconds_count", [#"type="controls""#, #"kind="door""#]) == "1")
+        #expect(value("signalbox_pushes_total", [#"type="controls""#, #"outcome="delivered""#, #"reason="""#]) == "1")
+        #expect(value("signalbox_pushes_total", [#"type="widgets""#, #"outcome="delivered""#]) == "0")
     }
 
     @Test func anInstallationKeepsItsNewestThousandReceiptsAndMetricsCountTheRest() async throws {

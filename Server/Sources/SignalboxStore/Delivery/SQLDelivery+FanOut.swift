@@ -221,9 +221,14 @@ extension SQLDelivery {
         let ids = page.map(\.id)
         let app = event.appId
         // The page is a range of ids: bounding the lookup by it keeps it an index range scan on PostgreSQL,
-        // which otherwise filtered the app's every registration by the IN list.
+        // which otherwise filtered the app's every registration by the IN list. For the whole audience the range
+        // alone is the page (it holds every installation between its ends that registered a match), so the list of
+        // its ids is left out: 475 binds fewer per page. A registration committed after the page was read is not
+        // in it, and is skipped below.
         let within = { (column: String) -> SQLQueryString in
-            " AND \(unsafeRaw: column) BETWEEN \(bind: ids[0]) AND \(bind: ids[ids.count - 1]) AND \(backend.among(column, ids))"
+            let range: SQLQueryString = " AND \(unsafeRaw: column) BETWEEN \(bind: ids[0]) AND \(bind: ids[ids.count - 1])"
+            if case .all = event.request.audience { return range }
+            return range + " AND \(backend.among(column, ids))"
         }
         switch event.request.target {
         case .controls(let kinds, let filter):
@@ -232,10 +237,11 @@ extension SQLDelivery {
                 WHERE app_id = \(bind: app)\(within("installation_id"))\(Self.kinds(kinds))
                 ORDER BY installation_id, position
                 """).all()
-            return try rows.map { row in
+            return try rows.compactMap { row in
                 let id = try row.decode(column: "installation_id", as: String.self)
+                guard let environment = environments[id] else { return nil }
                 return FanOutCandidate(
-                    installationId: id, environment: environments[id] ?? .production,
+                    installationId: id, environment: environment,
                     token: try row.decode(column: "push_token", as: String.self),
                     entries: [(try row.decode(column: "kind", as: String.self), try configuration(row, filtered: filter != nil))]
                 )
@@ -250,6 +256,7 @@ extension SQLDelivery {
             var byInstallation: [(id: String, token: String, entries: [(kind: String, configuration: JSONValue)])] = []
             for row in rows {
                 let id = try row.decode(column: "installation_id", as: String.self)
+                guard environments[id] != nil else { continue }
                 let entry = (try row.decode(column: "kind", as: String.self), try configuration(row, filtered: filter != nil))
                 if byInstallation.last?.id == id {
                     byInstallation[byInstallation.count - 1].entries.append(entry)
@@ -257,8 +264,9 @@ extension SQLDelivery {
                     byInstallation.append((id, try row.decode(column: "push_token", as: String.self), [entry]))
                 }
             }
-            return byInstallation.map {
-                FanOutCandidate(installationId: $0.id, environment: environments[$0.id] ?? .production, token: $0.token, entries: $0.entries)
+            return byInstallation.compactMap {
+                guard let environment = environments[$0.id] else { return nil }
+                return FanOutCandidate(installationId: $0.id, environment: environment, token: $0.token, entries: $0.entries)
             }
         case .fileProvider(let domain, let container):
             let rows = try await db.raw("""
@@ -271,10 +279,11 @@ extension SQLDelivery {
                 SELECT installation_id FROM enumerators WHERE app_id = \(bind: app)\(within("installation_id"))
                     AND domain_id = \(bind: domain) AND container_id = \(bind: container) AND expires_at > \(bind: now.milliseconds)
                 """).all().map { try $0.decode(column: "installation_id", as: String.self) })
-            return try rows.map { row in
+            return try rows.compactMap { row in
                 let id = try row.decode(column: "installation_id", as: String.self)
+                guard let environment = environments[id] else { return nil }
                 return FanOutCandidate(
-                    installationId: id, environment: environments[id] ?? .production,
+                    installationId: id, environment: environment,
                     token: try row.decode(column: "push_token", as: String.self),
                     domain: FileProviderDomain(id: domain, replicated: try row.decode(column: "replicated", as: Int.self) != 0),
                     liveContainers: live.contains(id) ? [container] : []

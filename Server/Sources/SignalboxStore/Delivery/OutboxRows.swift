@@ -24,6 +24,8 @@ struct OutboxRows {
 
     init(_ origin: Origin) { self.origin = origin }
 
+    var isEmpty: Bool { ids.isEmpty }
+
     mutating func append(id: String, installationId: String, token: String, environment: Environment, payload: String, due: Int64, attempts: Int = 0) {
         ids.append(id)
         installations.append(installationId)

@@ -71,8 +71,12 @@ extension SQLDelivery {
             read: range == nil ? (try row.decode(column: "state", as: String.self), stored ?? "", ranges) : nil
         )
         let intervals = try Self.intervals(in: row)
+        let twinsPossible = try row.decode(column: "app_pending", as: Bool.self)
         let planned = try await step(FanOutPage(event: event, candidates: candidates) { pushes, handOff in
-            try await Self.store(db, backend, pushes, event: event, position: position, intervals: intervals, now: now, handOff: handOff, claim: claim)
+            try await Self.store(
+                db, backend, pushes, event: event, position: position, intervals: intervals, twinsPossible: twinsPossible, now: now,
+                handOff: handOff, claim: claim
+            )
         })
         if splitLater, !planned.finished, FanOutRanges.splittable(event.request.audience) {
             try await db.raw("UPDATE events SET fan_out_ranges = \(bind: Self.splitAfterFirstPage) WHERE event_id = \(bind: eventId)").run()
@@ -83,11 +87,13 @@ extension SQLDelivery {
     /// Stores a page's planned pushes and moves the event (or its range) past the page.
     private static func store(
         _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, position: PagePosition,
-        intervals: [PushKind: Int], now: Date, handOff: Int, claim: Claim
+        intervals: [PushKind: Int], twinsPossible: Bool, now: Date, handOff: Int, claim: Claim
     ) async throws -> FanOutStep {
         // An event's pushes share one kind, so at most one minimum interval applies.
         let interval = pushes.first.flatMap { intervals[$0.kind] } ?? 0
-        let (coalesced, handedOff) = try await Self.enqueue(db, backend, pushes, event: event, interval: interval, now: now, handOff: handOff, claim: claim)
+        let (coalesced, handedOff) = try await Self.enqueue(
+            db, backend, pushes, event: event, interval: interval, twinsPossible: twinsPossible, now: now, handOff: handOff, claim: claim
+        )
         var finished = position.exhausted
         if let range = position.range {
             finished = try await Self.advance(db, range, to: position.cursor, rangeFinished: finished, matched: pushes.count, coalesced: coalesced)
@@ -111,7 +117,8 @@ extension SQLDelivery {
     /// The event's row while its fan-out is still to do. `locking` (PostgreSQL), in the same round trip: column
     /// `locked` tells whether the event's advisory lock was taken, for an event not cut into ranges (else NULL); the
     /// `range_` columns are the first range no other step holds, locked (`freeRange`; NULL for none).
-    /// Column `intervals`: the app's minimum intervals (`intervalsList`).
+    /// Column `intervals`: the app's minimum intervals (`intervalsList`). Column `app_pending`: whether any push of the
+    /// app is pending, which a new push could coalesce with (`enqueue`).
     /// Column `unanalyzed` (`locking`, an accepted event): the registration tables to analyze (`analyzeUnanalyzedTables`).
     private static func plannableEvent(_ db: any SQLDatabase, _ eventId: String, locking: Bool = false) async throws -> (any SQLRow)? {
         let lock: SQLQueryString = locking
@@ -122,7 +129,8 @@ extension SQLDelivery {
             : ""
         let range: SQLQueryString = locking ? " LEFT JOIN (\(freeRangeQuery(eventId))) AS free_range ON true" : ""
         return try await db.raw("""
-            SELECT events.*\(lock), \(intervalsList("events.app_id")) AS intervals
+            SELECT events.*\(lock), \(intervalsList("events.app_id")) AS intervals,
+                EXISTS (SELECT 1 FROM outbox WHERE state = \(stored: OutboxState.pending) AND app_id = events.app_id) AS app_pending
             FROM events\(range) WHERE events.event_id = \(bind: eventId) AND events.state IN (\(stored: [EventState.accepted, .fanningOut]))
             """).first()
     }
@@ -305,12 +313,15 @@ extension SQLDelivery {
 
     /// Inserts the pushes; one already pending for the same token and payload absorbs the new one (`Coalescing`). With a
     /// minimum `interval` (seconds, 0 for none), a push waits until its token's last push is that old. Up to
-    /// `handOff` pushes due `now` without a pending twin are stored in a handoff under `claim` and returned.
+    /// `handOff` pushes due `now` without a pending twin are stored in a handoff under `claim` and returned. Without
+    /// `twinsPossible` (nothing of the app was pending when the step read its event) the twins are not looked up: a
+    /// large fan-out handed off as it goes has none, and the look-up binds every token of the page.
     /// - Returns: how many were absorbed, and the pushes handed off.
     private static func enqueue(
-        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, interval: Int, now: Date, handOff: Int,
-        claim: Claim
+        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: [PlannedPush], event: EventRecord, interval: Int, twinsPossible: Bool,
+        now: Date, handOff: Int, claim: Claim
     ) async throws -> (coalesced: Int, handedOff: [OutboxPush]) {
+        var twinsPossible = twinsPossible
         var coalesced = 0
         var handedOff: [OutboxPush] = []
         for chunk in pushes.chunked(1_000) {
@@ -323,7 +334,8 @@ extension SQLDelivery {
                 MinimumInterval.due(planned: event.createdAt.milliseconds, lastSent: lastSent[push.token], seconds: interval)
             }
             let sendNow = try await Self.sendableNow(
-                db, backend, chunk.filter { due($0) <= now.milliseconds }.prefix(handOff - handedOff.count), appId: event.appId
+                db, backend, chunk.filter { due($0) <= now.milliseconds }.prefix(handOff - handedOff.count), appId: event.appId,
+                twinsPossible: twinsPossible
             )
             for push in chunk {
                 guard !sendNow.isEmpty, sendNow.contains(push.coalescingKey) else {
@@ -340,15 +352,17 @@ extension SQLDelivery {
             }
             try await handoff.insert(db, origin, claim: claim)
             coalesced += try await rows.insert(db, backend)
+            if !rows.isEmpty { twinsPossible = true }  // the next chunk's twins may be this one's rows
         }
         return (coalesced, handedOff)
     }
 
     /// Of these pushes, the ones no pending push absorbs, by `coalescingKey`.
     private static func sendableNow(
-        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: ArraySlice<PlannedPush>, appId: String
+        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: ArraySlice<PlannedPush>, appId: String, twinsPossible: Bool
     ) async throws -> Set<String> {
         guard !pushes.isEmpty else { return [] }
+        guard twinsPossible else { return Set(pushes.map(\.coalescingKey)) }
         let twins = try await db.raw("""
             SELECT token, payload FROM outbox WHERE app_id = \(bind: appId) AND \(backend.among("token", pushes.map(\.token))) AND state = \(stored: OutboxState.pending)
             """).all().map {

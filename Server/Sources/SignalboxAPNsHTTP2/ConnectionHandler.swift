@@ -132,7 +132,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
             rootFrame(frame.payload)
             return
         }
-        // The stream is updated where it is stored, not copied out and back; its push completes after that access.
+        // The stream is updated in place; its push completes only after that access ends, because the completion may
+        // start the next push on this handler.
         guard let index = streams.index(forKey: frame.streamID) else { return }
         let endStream: Bool
         switch frame.payload {

@@ -39,7 +39,9 @@ extension SQLDelivery {
             if ranges == Self.splitAfterFirstPage {
                 // The split writes from the row, so it reads it again under the lock: the holder before may have split,
                 // and then this step plans a free range of it.
-                guard let locked = try await Self.plannableEvent(db, eventId, locking: true) else { return FanOutStep(planned: 0, coalesced: 0, finished: true) }
+                guard let locked = try await Self.plannableEvent(db, eventId, locking: true) else {
+                    return FanOutStep(planned: 0, coalesced: 0, finished: true)
+                }
                 row = locked
                 ranges = try row.decode(column: "fan_out_ranges", as: Int.self)
                 if ranges == Self.splitAfterFirstPage {
@@ -231,8 +233,8 @@ extension SQLDelivery {
         // The page is a range of ids: bounding the lookup by it keeps it an index range scan on PostgreSQL,
         // which otherwise filtered the app's every registration by the IN list. For the whole audience the range
         // alone is the page (it holds every installation between its ends that registered a match), so the list of
-        // its ids is left out: 475 binds fewer per page. A registration committed after the page was read is not
-        // in it, and is skipped below.
+        // its ids, a bind per installation, is left out. A registration committed after the page was read is not in
+        // it, and is skipped below.
         let within = { (column: String) -> SQLQueryString in
             let range: SQLQueryString = " AND \(unsafeRaw: column) BETWEEN \(bind: ids[0]) AND \(bind: ids[ids.count - 1])"
             if case .all = event.request.audience { return range }
@@ -261,20 +263,19 @@ extension SQLDelivery {
                 WHERE t.app_id = \(bind: app)\(within("t.installation_id"))\(Self.kinds(kinds, column: "w.kind"))
                 ORDER BY t.installation_id, w.position
                 """).all()
-            var byInstallation: [(id: String, token: String, entries: [(kind: String, configuration: JSONValue)])] = []
+            var byInstallation: [(id: String, environment: Environment, token: String, entries: [(kind: String, configuration: JSONValue)])] = []
             for row in rows {
                 let id = try row.decode(column: "installation_id", as: String.self)
-                guard environments[id] != nil else { continue }
+                guard let environment = environments[id] else { continue }
                 let entry = (try row.decode(column: "kind", as: String.self), try configuration(row, filtered: filter != nil))
                 if byInstallation.last?.id == id {
                     byInstallation[byInstallation.count - 1].entries.append(entry)
                 } else {
-                    byInstallation.append((id, try row.decode(column: "push_token", as: String.self), [entry]))
+                    byInstallation.append((id, environment, try row.decode(column: "push_token", as: String.self), [entry]))
                 }
             }
-            return byInstallation.compactMap {
-                guard let environment = environments[$0.id] else { return nil }
-                return FanOutCandidate(installationId: $0.id, environment: environment, token: $0.token, entries: $0.entries)
+            return byInstallation.map {
+                FanOutCandidate(installationId: $0.id, environment: $0.environment, token: $0.token, entries: $0.entries)
             }
         case .fileProvider(let domain, let container):
             let rows = try await db.raw("""

@@ -35,24 +35,28 @@ struct PostgresSQLDatabase: SQLDatabase {
             }
         }
         let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
-        for try await row in rows { onRow(PostgresCellsRow(row: row, cells: row.makeRandomAccess())) }
+        var columns: [String]?
+        for try await row in rows {
+            if columns == nil { columns = row.map(\.columnName) }
+            onRow(PostgresCellsRow(row: row, columns: columns ?? []))
+        }
     }
 }
 
-/// A row of `PostgresSQLDatabase`.
+/// A row of `PostgresSQLDatabase`. Its statement's column names are read once, from its first row, and a cell is read
+/// in place at its position among them: no array of cells per row, no hashing of a name per lookup.
 private struct PostgresCellsRow: SQLRow {
     let row: PostgresRow
-    let cells: PostgresRandomAccessRow
+    let columns: [String]
 
-    var allColumns: [String] { cells.map(\.columnName) }
+    var allColumns: [String] { columns }
 
-    func contains(column: String) -> Bool { cells.contains(column) }
+    func contains(column: String) -> Bool { columns.contains(column) }
 
-    func decodeNil(column: String) throws -> Bool { !cells.contains(column) || cells[column].bytes == nil }
+    func decodeNil(column: String) throws -> Bool { cell(column)?.bytes == nil }
 
     func decode<T: Decodable>(column: String, as type: T.Type) throws -> T {
-        guard cells.contains(column) else { return try row.sql().decode(column: column, as: type) }
-        let cell = cells[column]
+        guard let cell = cell(column) else { return try row.sql().decode(column: column, as: type) }
         // Metadata comparisons, not casts: the types the store reads, decoded as PostgresKit's fast path would.
         if T.self == String.self { return try cell.decode(String.self) as! T }
         if T.self == Int.self { return try cell.decode(Int.self) as! T }
@@ -62,5 +66,11 @@ private struct PostgresCellsRow: SQLRow {
         if T.self == Int64?.self { return try cell.decode(Int64?.self) as! T }
         if T.self == Bool?.self { return try cell.decode(Bool?.self) as! T }
         return try row.sql().decode(column: column, as: type)
+    }
+
+    /// The last cell of that name, as PostgresNIO's lookup by name finds it; nil when the statement has none.
+    private func cell(_ column: String) -> PostgresCell? {
+        guard let position = columns.lastIndex(of: column) else { return nil }
+        return row[row.index(row.startIndex, offsetBy: position)]
     }
 }

@@ -82,7 +82,8 @@ extension SQLDelivery {
             // Pushes in a handoff are settled there first; those going back to pending get new outbox rows.
             let settledNow = try await Handoff.settle(db, self.backend, owner: owner, positions)
             var retries = Handoff.Retries()
-            for index in completions.indices.sorted(by: { completions[$0].push.id < completions[$1].push.id }) {
+            let ids = completions.map(\.push.id)  // read once: each read of a push's field retains and releases its box
+            for index in completions.indices.sorted(by: { ids[$0] < ids[$1] }) {
                 let completion = completions[index]
                 let push = completion.push
                 switch PushLife.step(for: completion.result) {

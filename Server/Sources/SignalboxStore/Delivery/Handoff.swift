@@ -32,22 +32,37 @@ struct Handoff {
             """).run()
     }
 
-    /// The handoff and index of a push id, if the push is in a handoff.
-    static func position(ofPush id: String) -> (handoff: String, index: Int)? {
-        guard let dot = id.lastIndex(of: "."), let index = Int(id[id.index(after: dot)...]) else { return nil }
-        return (String(id[..<dot]), index)
+    /// For each push id, its handoff and index, nil for a push that is not in a handoff. Answers come mostly in the
+    /// order their pushes left, so a push of the same handoff as the one before shares that one's id string.
+    static func positions(ofPushes ids: [String]) -> [(handoff: String, index: Int)?] {
+        var previous: String?
+        return ids.map { id in
+            guard let dot = id.lastIndex(of: "."), let index = Int(id[id.index(after: dot)...]) else { return nil }
+            if let previous, previous == id[..<dot] { return (previous, index) }
+            let handoff = String(id[..<dot])
+            previous = handoff
+            return (handoff, index)
+        }
     }
 
     /// Marks these pushes settled in the handoffs `owner` still holds, and deletes a handoff once all of its pushes
-    /// are. `positions`: each push's place in its handoff (`position(ofPush:)`), nil for a push with an outbox row.
+    /// are. `positions`: each push's place in its handoff (`positions(ofPushes:)`), nil for a push with an outbox row.
     /// - Returns: for each push, whether it was settled now (not one of a handoff released to another owner, nor one
     ///   settled before).
     static func settle(_ db: any SQLDatabase, _ backend: SQLBackend, owner: String, _ positions: [(handoff: String, index: Int)?]) async throws -> [Bool] {
         var settledNow = Array(repeating: false, count: positions.count)
         var byHandoff: [String: [(push: Int, index: Int)]] = [:]
+        var run: (handoff: String, pushes: [(push: Int, index: Int)])?  // consecutive pushes of one handoff, hashed once
         for (push, position) in positions.enumerated() {
-            if let position { byHandoff[position.handoff, default: []].append((push, position.index)) }
+            guard let position else { continue }
+            if run?.handoff == position.handoff {
+                run?.pushes.append((push, position.index))
+            } else {
+                if let run { byHandoff[run.handoff, default: []] += run.pushes }
+                run = (position.handoff, [(push, position.index)])
+            }
         }
+        if let run { byHandoff[run.handoff, default: []] += run.pushes }
         guard !byHandoff.isEmpty else { return settledNow }
         let lock: SQLQueryString = backend == .postgres ? " FOR UPDATE" : ""
         let rows = try await db.raw("""

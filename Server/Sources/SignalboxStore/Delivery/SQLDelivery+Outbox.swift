@@ -72,7 +72,8 @@ extension SQLDelivery {
             // Fenced: each change applies only to a push this process still holds (`state = 'sending'` and its
             // claim); one whose lease ended and that another instance took over is that instance's to record.
             // A push is held when its handoff settled it here (`settledNow`) or its outbox row was still claimed (`heldRows`).
-            let positions = completions.map { Handoff.position(ofPush: $0.push.id) }
+            let ids = completions.map(\.push.id)  // read once: each read of a push's field retains and releases its box
+            let positions = Handoff.positions(ofPushes: ids)
             var heldRows: Set<String> = []
             var finishing: [(completion: Int, check: PushLife.TokenCheck)] = []  // those that leave the outbox now
             var lines: [DeliveryLogEntry] = []  // the delivery log's, of the attempts recorded here
@@ -82,7 +83,6 @@ extension SQLDelivery {
             // Pushes in a handoff are settled there first; those going back to pending get new outbox rows.
             let settledNow = try await Handoff.settle(db, self.backend, owner: owner, positions)
             var retries = Handoff.Retries()
-            let ids = completions.map(\.push.id)  // read once: each read of a push's field retains and releases its box
             for index in completions.indices.sorted(by: { ids[$0] < ids[$1] }) {
                 let completion = completions[index]
                 let push = completion.push

@@ -330,16 +330,18 @@ extension SQLDelivery {
             let origin = OutboxRows.Origin(appId: event.appId, eventId: event.id, eventCreatedAt: event.createdAt.milliseconds, kind: kind)
             var rows = OutboxRows(origin)
             var handoff = Handoff()
-            let lastSent = try await Self.lastSent(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval)
+            let lastSent = interval > 0
+                ? try await Self.lastSent(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval) : [:]
             let due = { (push: PlannedPush) in
-                MinimumInterval.due(planned: event.createdAt.milliseconds, lastSent: lastSent[push.token], seconds: interval)
+                lastSent.isEmpty
+                    ? event.createdAt.milliseconds
+                    : MinimumInterval.due(planned: event.createdAt.milliseconds, lastSent: lastSent[push.token], seconds: interval)
             }
-            let sendNow = try await Self.sendableNow(
-                db, backend, chunk.filter { due($0) <= now.milliseconds }.prefix(handOff - handedOff.count), appId: event.appId,
-                twinsPossible: twinsPossible
-            )
-            for push in chunk {
-                guard !sendNow.isEmpty, sendNow.contains(push.coalescingKey) else {
+            let dueNow = chunk.indices.filter { due(chunk[$0]) <= now.milliseconds }.prefix(max(0, handOff - handedOff.count))
+            let sendNow = try await Self.sendableNow(db, backend, chunk, Array(dueNow), appId: event.appId, twinsPossible: twinsPossible)
+            for index in chunk.indices {
+                let push = chunk[index]
+                guard sendNow.contains(index) else {
                     rows.append(
                         id: PushIds.next(), installationId: push.installationId, token: push.token, environment: push.environment,
                         payload: push.payload, due: due(push)
@@ -358,18 +360,20 @@ extension SQLDelivery {
         return (coalesced, handedOff)
     }
 
-    /// Of these pushes, the ones no pending push absorbs, by `coalescingKey`.
+    /// Of the pushes of `chunk` at `positions`, those no pending push absorbs (by `coalescingKey`: a page plans each
+    /// key once), by position. Without `twinsPossible`, all of them, and no key is built.
     private static func sendableNow(
-        _ db: any SQLDatabase, _ backend: SQLBackend, _ pushes: ArraySlice<PlannedPush>, appId: String, twinsPossible: Bool
-    ) async throws -> Set<String> {
-        guard !pushes.isEmpty else { return [] }
-        guard twinsPossible else { return Set(pushes.map(\.coalescingKey)) }
-        let twins = try await db.raw("""
-            SELECT token, payload FROM outbox WHERE app_id = \(bind: appId) AND \(backend.among("token", pushes.map(\.token))) AND state = \(stored: OutboxState.pending)
+        _ db: any SQLDatabase, _ backend: SQLBackend, _ chunk: ArraySlice<PlannedPush>, _ positions: [Int], appId: String, twinsPossible: Bool
+    ) async throws -> Set<Int> {
+        guard !positions.isEmpty else { return [] }
+        guard twinsPossible else { return Set(positions) }
+        let twins = Set(try await db.raw("""
+            SELECT token, payload FROM outbox
+            WHERE app_id = \(bind: appId) AND \(backend.among("token", positions.map { chunk[$0].token })) AND state = \(stored: OutboxState.pending)
             """).all().map {
             PlannedPush.coalescingKey(token: try $0.decode(column: "token", as: String.self), payload: try $0.decode(column: "payload", as: String.self))
-        }
-        return Set(pushes.map(\.coalescingKey)).subtracting(twins)
+        })
+        return Set(positions.filter { !twins.contains(chunk[$0].coalescingKey) })
     }
 }
 

@@ -76,12 +76,18 @@ public enum FanOutPlanner {
     /// The pushes for `target` over candidates the store selected for the audience.
     public static func plan(_ target: EventTarget, candidates: [FanOutCandidate]) -> [PlannedPush] {
         var pushes: [PlannedPush] = []
-        var seen = Set<String>()
+        var seen = Set<TokenAndPayload>()
         for candidate in candidates {
-            guard let push = plan(target, candidate), seen.insert(push.coalescingKey).inserted else { continue }
-            pushes.append(push)
+            guard let push = plan(target, candidate) else { continue }
+            if seen.insert(TokenAndPayload(token: push.token, payload: push.payload)).inserted { pushes.append(push) }
         }
         return pushes
+    }
+
+    /// What makes pushes coalesce (`PlannedPush.coalescingKey`), compared without building the key's string.
+    private struct TokenAndPayload: Hashable {
+        let token: String
+        let payload: String
     }
 
     private static func plan(_ target: EventTarget, _ candidate: FanOutCandidate) -> PlannedPush? {

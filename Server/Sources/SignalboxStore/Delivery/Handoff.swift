@@ -52,17 +52,9 @@ struct Handoff {
     static func settle(_ db: any SQLDatabase, _ backend: SQLBackend, owner: String, _ positions: [(handoff: String, index: Int)?]) async throws -> [Bool] {
         var settledNow = Array(repeating: false, count: positions.count)
         var byHandoff: [String: [(push: Int, index: Int)]] = [:]
-        var run: (handoff: String, pushes: [(push: Int, index: Int)])?  // consecutive pushes of one handoff, hashed once
         for (push, position) in positions.enumerated() {
-            guard let position else { continue }
-            if run?.handoff == position.handoff {
-                run?.pushes.append((push, position.index))
-            } else {
-                if let run { byHandoff[run.handoff, default: []] += run.pushes }
-                run = (position.handoff, [(push, position.index)])
-            }
+            if let position { byHandoff[position.handoff, default: []].append((push, position.index)) }
         }
-        if let run { byHandoff[run.handoff, default: []] += run.pushes }
         guard !byHandoff.isEmpty else { return settledNow }
         let lock: SQLQueryString = backend == .postgres ? " FOR UPDATE" : ""
         let rows = try await db.raw("""

@@ -330,12 +330,9 @@ extension SQLDelivery {
             let origin = OutboxRows.Origin(appId: event.appId, eventId: event.id, eventCreatedAt: event.createdAt.milliseconds, kind: kind)
             var rows = OutboxRows(origin)
             var handoff = Handoff()
-            let lastSent = interval > 0
-                ? try await Self.lastSent(db, appId: event.appId, kind: kind, tokens: chunk.map(\.token), interval: interval) : [:]
+            let lastSent = try await Self.lastSent(db, appId: event.appId, kind: kind, of: chunk, interval: interval)
             let due = { (push: PlannedPush) in
-                lastSent.isEmpty
-                    ? event.createdAt.milliseconds
-                    : MinimumInterval.due(planned: event.createdAt.milliseconds, lastSent: lastSent[push.token], seconds: interval)
+                MinimumInterval.due(planned: event.createdAt.milliseconds, lastSent: lastSent[push.token], seconds: interval)
             }
             let dueNow = chunk.indices.filter { due(chunk[$0]) <= now.milliseconds }.prefix(max(0, handOff - handedOff.count))
             let sendNow = try await Self.sendableNow(db, backend, chunk, Array(dueNow), appId: event.appId, twinsPossible: twinsPossible)

@@ -43,11 +43,12 @@ extension SQLDelivery {
         return intervals
     }
 
-    /// When each token last got a push of `kind`, for the tokens that did, if `kind` has an interval.
+    /// When each of these pushes' tokens last got a push of `kind`, for the tokens that did, if `kind` has an interval.
     static func lastSent(
-        _ db: any SQLDatabase, appId: String, kind: PushKind, tokens: [String], interval: Int
+        _ db: any SQLDatabase, appId: String, kind: PushKind, of pushes: ArraySlice<PlannedPush>, interval: Int
     ) async throws -> [String: Int64] {
-        guard interval > 0, !tokens.isEmpty else { return [:] }
+        guard interval > 0, !pushes.isEmpty else { return [:] }
+        let tokens = pushes.map(\.token)
         var lastSent: [String: Int64] = [:]
         for row in try await db.raw("""
             SELECT token, sent_at FROM token_last_sent

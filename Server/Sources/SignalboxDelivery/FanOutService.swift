@@ -76,23 +76,28 @@ public struct FanOutService: Service {
     private func rounds() async {
         var failures = FanOutFailures(attempts: configuration.fanOutAttempts, retryDelay: configuration.fanOutRetryDelay)
         var pages = FanOutPages(largest: configuration.fanOutBatch)
+        var listing = FanOutListing()
         while !Task.isCancelled {
-            let queued: [QueuedEvent]
             let accepted = signals.eventsAccepted.load(ordering: .acquiring)
-            do {
-                queued = try await store.eventsToFanOut(limit: 256)
-            } catch where !Task.isCancelled {
-                logger.error("listing events to fan out failed; retrying", metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: .seconds(1))
-                continue
-            } catch {
-                return  // Shutting down.
+            if !listing.isCurrent(accepted: accepted, now: now()) {
+                do {
+                    let time = now()
+                    listing.update(try await store.eventsToFanOut(limit: 256), accepted: accepted, at: time)
+                } catch where !Task.isCancelled {
+                    logger.error("listing events to fan out failed; retrying", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .seconds(1))
+                    continue
+                } catch {
+                    return  // Shutting down.
+                }
             }
+            let queued = listing.events
             failures.keep(only: queued)
             pages.keep(only: queued)
             let now = ContinuousClock.now
             let round = FairShare.round(queued.filter { failures.isDue($0.id, at: now) }, inFlight: signals.results.inFlightByApp)
             guard !round.isEmpty else {
+                listing.invalidate()
                 // Nothing to do, or only events waiting for a retry: sleep until one is due or an event arrives.
                 let wake = min(failures.nextRetry ?? now + .seconds(1), now + .seconds(1))
                 await signals.fanOut.wait(upTo: max(.milliseconds(1), wake - now))
@@ -107,8 +112,10 @@ public struct FanOutService: Service {
                     if outcome == .interrupted { break }
                     failures.succeeded(event.id)
                     if outcome != .skipped { pages.took(event.id) }
-                    busy += outcome == .planned ? 0 : 1
+                    if outcome != .planned { listing.invalidate() }
+                    busy += outcome == .planned || outcome == .finished ? 0 : 1
                 } catch {
+                    listing.invalidate()
                     await failed(event, error: error, failures: &failures)
                 }
             }
@@ -137,6 +144,8 @@ public struct FanOutService: Service {
     /// What one step did.
     enum StepOutcome {
         case planned
+        /// Planned the event's last page, or found its fan-out done.
+        case finished
         /// Another instance was fanning the event out.
         case busy
         /// This process was stepping the event already (`DeliverySignals.stepping`).
@@ -172,7 +181,7 @@ public struct FanOutService: Service {
         } else if !step.handedOff.isEmpty {
             signals.outbox.signal()
         }
-        return step.busy ? .busy : .planned
+        return step.busy ? .busy : step.finished ? .finished : .planned
     }
 
     /// Reserves in-flight slots for a page's pushes due now. Alone, the app waits up to a second for a page's

@@ -62,6 +62,30 @@ import Testing
         }
     }
 
+    /// A lone event's rounds reuse their listing of the events to fan out (a statement on a database) instead of
+    /// listing before each page, and an event accepted meanwhile is still listed and delivered. The engine's clock
+    /// does not move here, so no listing grows old.
+    @Test func aLoneEventsPagesAreNotEachPrecededByAListing() async throws {
+        let listings = Atomic(0)
+        let store = Mutex<HookedStepStore?>(nil)
+        try await Engine.run(configure: { $0.fanOutBatch = 10 }, wrap: { base in
+            let hooked = HookedStepStore(base: base, before: { _ in }, listing: { listings.add(1, ordering: .relaxed) })
+            store.withLock { $0 = hooked }
+            return hooked
+        }) { engine in
+            let tokens = try await engine.register(600)
+            try await engine.post("e1")
+            try await engine.waitUntil("e1 half planned") { try await engine.status("e1")?.matched ?? 0 >= 300 }
+            try await engine.post("e2")
+            #expect(try await engine.waitUntilDone("e1")?.delivered == 600)
+            #expect(try await engine.waitUntilDone("e2")?.delivered == 600)
+            let steps = try #require(store.withLock { $0 }).steps(of: "e1")
+            #expect(steps >= 50)
+            #expect(listings.load(ordering: .relaxed) < steps / 4, "\(listings.load(ordering: .relaxed)) listings for \(steps) pages of e1")
+            #expect(engine.apns.counts == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 2) }), "nothing lost, nothing twice")
+        }
+    }
+
     /// Answers being recorded when the engine stops are recorded all the same: left unrecorded, their pushes would be
     /// sent again after a restart. Here recording is held until the engine is told to stop, and then fails if its
     /// task was cancelled, as a database query does.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import NIOSSL
 import PostgresKit
 import PostgresNIO
@@ -23,7 +24,7 @@ final class PostgresConnector: SQLConnector {
     /// Opens the pool: its connection work runs (outside any caller's task, since the stores outlive the start-up
     /// that opens them) until `close`.
     static func start(configuration: PostgresClient.Configuration, logger: Logger) -> PostgresConnector {
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: Self.eventLoops, backgroundLogger: logger)
         return PostgresConnector(client: client, runner: Task { await client.run() }, logger: logger)
     }
 
@@ -63,6 +64,12 @@ final class PostgresConnector: SQLConnector {
         runner.cancel()
         await runner.value
     }
+
+    /// The pool's connections run on a thread of their own, not on the loops that carry the APNs connections and the
+    /// API, where each statement's write and answer waited behind APNs frames, and a fan-out page's round trips (one
+    /// after another) with them (docs/performance.md). One thread: a push costs PostgreSQL's connections a few
+    /// microseconds of I/O.
+    private static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// Any fixed number, the same in every instance.
     private static let migrationLock: Int64 = 0x5167_6e61_6c62_6f78

@@ -4,7 +4,7 @@ import SignalboxModel
 /// The events to fan out as last listed, reused by the next round while nothing can have changed them: no event
 /// accepted since (here or, as notified, by another instance), every event of the last round planned a page and
 /// none finished, failed or was busy. A listing is a statement of its own, and a lone large event's rounds listed
-/// before each page: a quarter of the fan-out loop's time on PostgreSQL (docs/performance.md).
+/// before each page, a round trip the loop waited for between its steps (docs/performance.md).
 struct FanOutListing {
     /// The longest a listing is reused, by the engine's clock: it also brings in what a lost notification of
     /// another instance's event did not.

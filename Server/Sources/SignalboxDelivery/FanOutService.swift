@@ -79,9 +79,9 @@ public struct FanOutService: Service {
         var listing = FanOutListing()
         while !Task.isCancelled {
             let accepted = signals.eventsAccepted.load(ordering: .acquiring)
-            if !listing.isCurrent(accepted: accepted, now: now()) {
+            let time = now()
+            if !listing.isCurrent(accepted: accepted, now: time) {
                 do {
-                    let time = now()
                     listing.update(try await store.eventsToFanOut(limit: 256), accepted: accepted, at: time)
                 } catch where !Task.isCancelled {
                     logger.error("listing events to fan out failed; retrying", metadata: ["error": "\(error)"])

@@ -69,13 +69,13 @@ public struct ProviderToken: Sendable, Hashable {
     /// `header.claims.signature`, sent as `authorization: bearer <jwt>`.
     public let jwt: String
     public let issuedAt: Date
-
-    /// The `authorization` header value.
-    public var bearer: String { "bearer " + jwt }
+    /// The `authorization` header value, built once: every push signed with the token sends it.
+    public let bearer: String
 
     public init(jwt: String, issuedAt: Date) {
         self.jwt = jwt
         self.issuedAt = issuedAt
+        bearer = "bearer " + jwt
     }
 }
 

@@ -70,10 +70,7 @@ public struct Push: Sendable, Hashable {
 
     /// The APNs request headers other than the pseudo-headers and `authorization`, with HPACK advice:
     /// per-request values are not indexed, stable values are (`apns.md` §1.8).
-    public var headers: [Header] { headers(topic: topic) }
-
-    /// `headers` with the push's `topic` given, for a sender that keeps it (a connection sends one app's pushes).
-    public func headers(topic: String) -> [Header] {
+    public var headers: [Header] {
         var headers: [Header] = []
         headers.reserveCapacity(6)
         headers.append(Header("apns-push-type", pushType.rawValue, indexable: true))

@@ -49,8 +49,6 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var nextStreamID = 1
     /// The lowest last-stream-id of the GOAWAYs received: streams above it were not processed.
     private var goAwayLastStreamID: HTTP2StreamID?
-    /// The last push's topic (`topic(of:)`).
-    private var lastTopic: (bundleId: String, pushType: PushType, value: String)?
 
     init(connection: any ConnectionEvents, authority: String) {
         self.connection = connection
@@ -74,7 +72,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             return
         }
         let push = pending.request.push
-        let fields = push.headers(topic: topic(of: push))
+        let fields = push.headers
         if let problem = Self.unencodableHeader(fields) {
             pending.fail(ConnectionFailure.malformed(problem))
             connection.streamClosed(answered: false)
@@ -99,14 +97,6 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers)))), promise: nil)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
         context.flush()
-    }
-
-    /// The topic of `push`, built once per push type: a connection carries one app's pushes (its lane's bundle id).
-    private func topic(of push: Push) -> String {
-        if let lastTopic, lastTopic.pushType == push.pushType, lastTopic.bundleId == push.bundleId { return lastTopic.value }
-        let value = push.topic
-        lastTopic = (push.bundleId, push.pushType, value)
-        return value
     }
 
     /// Why a push's headers cannot go on the wire (RFC 9113 §8.2.1: no NUL, CR or LF in a value, no

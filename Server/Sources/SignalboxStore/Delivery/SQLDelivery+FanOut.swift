@@ -66,10 +66,11 @@ extension SQLDelivery {
         let event = try Self.event(row)
         let stored: String? = try row.decodeNil(column: "fan_out_cursor") ? nil : row.decode(column: "fan_out_cursor", as: String.self)
         let cursor = range?.cursor ?? stored ?? ""
-        let (page, exhausted) = try await Self.installationPage(db, backend, event: event, after: cursor, upTo: range?.upperBound, limit: batchSize)
-        let candidates = try await Self.candidates(db, backend, event: event, page: page, now: now)
+        let (candidates, last, exhausted) = try await Self.pageCandidates(
+            db, backend, event: event, after: cursor, upTo: range?.upperBound, limit: batchSize, now: now
+        )
         let position = PagePosition(
-            cursor: page.last?.id ?? cursor, exhausted: exhausted, range: range,
+            cursor: last ?? cursor, exhausted: exhausted, range: range,
             read: range == nil ? (try row.decode(column: "state", as: String.self), stored ?? "", ranges) : nil
         )
         let intervals = try Self.intervals(in: row)
@@ -174,6 +175,18 @@ extension SQLDelivery {
         )
     }
 
+    /// The next page's candidates, the last installation id of the page (nil for none), and whether the audience (or
+    /// the range) ends with it.
+    private static func pageCandidates(
+        _ db: any SQLDatabase, _ backend: SQLBackend, event: EventRecord, after cursor: String, upTo upperBound: String?, limit: Int, now: Date
+    ) async throws -> (candidates: [FanOutCandidate], last: String?, exhausted: Bool) {
+        if backend == .postgres, case .controls(let kinds, let filter) = event.request.target {
+            return try await controlsPage(db, event: event, kinds: kinds, filtered: filter != nil, after: cursor, upTo: upperBound, limit: limit)
+        }
+        let (page, exhausted) = try await installationPage(db, backend, event: event, after: cursor, upTo: upperBound, limit: limit)
+        return (try await candidates(db, backend, event: event, page: page, now: now), page.last?.id, exhausted)
+    }
+
     /// The next installations of the audience, by id, that registered something the target can match, up to
     /// `upperBound`. - Returns: the page, and whether the audience (or the range) ends with it.
     private static func installationPage(
@@ -186,16 +199,7 @@ extension SQLDelivery {
             SELECT installation_id, environment, \(beyond) AS beyond FROM installations i
             WHERE i.app_id = \(bind: event.appId) AND i.installation_id > \(bind: cursor)
             """
-        switch event.request.audience {
-        case .all: break
-        case .users(let users): query += " AND i.user_id IN (\(binds: users))"
-        case .installations(let ids): query += " AND i.installation_id IN (\(binds: ids))"
-        case .channels(let channels):
-            query += """
-                 AND i.installation_id IN (SELECT installation_id FROM installation_channels
-                    WHERE app_id = \(bind: event.appId) AND channel IN (\(binds: channels)))
-                """
-        }
+        query += audienceCondition(event)
         // `LIMIT 1` keeps each EXISTS a lookup by installation: SQLite 3.54 otherwise turns it into a join that
         // scans from the page cursor for every row (docs/performance.md).
         // On PostgreSQL the cursor is repeated inside: it merges the page with the registrations' index and does not
@@ -220,6 +224,20 @@ extension SQLDelivery {
                          try row.decode(stored: "environment", as: Environment.self)))
         }
         return (page, rows.count < limit)
+    }
+
+    /// The audience's condition on installations `i`: none for the whole audience.
+    static func audienceCondition(_ event: EventRecord) -> SQLQueryString {
+        switch event.request.audience {
+        case .all: ""
+        case .users(let users): " AND i.user_id IN (\(binds: users))"
+        case .installations(let ids): " AND i.installation_id IN (\(binds: ids))"
+        case .channels(let channels):
+            """
+             AND i.installation_id IN (SELECT installation_id FROM installation_channels
+                WHERE app_id = \(bind: event.appId) AND channel IN (\(binds: channels)))
+            """
+        }
     }
 
     /// The page's registrations that the target can match, as planner input.
@@ -302,12 +320,12 @@ extension SQLDelivery {
     }
 
     /// The condition on the kind column: none for a target without kinds (every kind).
-    private static func kinds(_ kinds: [String], column: String = "kind") -> SQLQueryString {
+    static func kinds(_ kinds: [String], column: String = "kind") -> SQLQueryString {
         kinds.isEmpty ? "" : " AND \(unsafeRaw: column) IN (\(binds: kinds))"
     }
 
     /// A registration's configuration; parsed only when the event filters on it.
-    private static func configuration(_ row: any SQLRow, filtered: Bool) throws -> JSONValue {
+    static func configuration(_ row: any SQLRow, filtered: Bool) throws -> JSONValue {
         guard filtered else { return .object([:]) }
         return try JSONDecoder().decode(JSONValue.self, from: Data(try row.decode(column: "configuration", as: String.self).utf8))
     }

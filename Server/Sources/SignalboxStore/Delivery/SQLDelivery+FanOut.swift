@@ -253,11 +253,14 @@ extension SQLDelivery {
         // alone is the page (it holds every installation between its ends that registered a match), so the list of
         // its ids, a bind per installation, is left out. A registration committed after the page was read is not in
         // it, and is skipped below.
+        let range = { (column: String) -> SQLQueryString in " AND \(unsafeRaw: column) BETWEEN \(bind: ids[0]) AND \(bind: ids[ids.count - 1])" }
         let within = { (column: String) -> SQLQueryString in
-            let range: SQLQueryString = " AND \(unsafeRaw: column) BETWEEN \(bind: ids[0]) AND \(bind: ids[ids.count - 1])"
-            if case .all = event.request.audience { return range }
-            return range + " AND \(backend.among(column, ids))"
+            if case .all = event.request.audience { return range(column) }
+            return range(column) + " AND \(backend.among(column, ids))"
         }
+        // PostgreSQL does not carry a range through a join's equality: without it on the joined table too, it planned
+        // some pages as a hash join over the app's every widget (docs/performance.md).
+        let joined = { (column: String) -> SQLQueryString in backend == .postgres ? range(column) : "" }
         switch event.request.target {
         case .controls(let kinds, let filter):
             let rows = try await db.raw("""
@@ -278,7 +281,7 @@ extension SQLDelivery {
             let rows = try await db.raw("""
                 SELECT t.installation_id, t.push_token, w.kind, w.configuration FROM widget_tokens t
                 JOIN widgets w ON w.app_id = t.app_id AND w.installation_id = t.installation_id
-                WHERE t.app_id = \(bind: app)\(within("t.installation_id"))\(Self.kinds(kinds, column: "w.kind"))
+                WHERE t.app_id = \(bind: app)\(within("t.installation_id"))\(joined("w.installation_id"))\(Self.kinds(kinds, column: "w.kind"))
                 ORDER BY t.installation_id, w.position
                 """).all()
             var byInstallation: [(id: String, environment: Environment, token: String, entries: [(kind: String, configuration: JSONValue)])] = []
@@ -299,7 +302,7 @@ extension SQLDelivery {
             let rows = try await db.raw("""
                 SELECT t.installation_id, t.push_token, d.replicated FROM file_provider_tokens t
                 JOIN file_provider_domains d ON d.app_id = t.app_id AND d.installation_id = t.installation_id
-                WHERE t.app_id = \(bind: app)\(within("t.installation_id")) AND d.domain_id = \(bind: domain)
+                WHERE t.app_id = \(bind: app)\(within("t.installation_id"))\(joined("d.installation_id")) AND d.domain_id = \(bind: domain)
                 ORDER BY t.installation_id
                 """).all()
             let live = Set(try await db.raw("""

@@ -134,7 +134,8 @@ enum BenchRegistrations {
     }
 
     /// The registrations of `register`, written with the server's store (its group commits) while it is stopped.
-    static func preload(appId: String, into database: Database, indices: Range<Int>) async throws {
+    /// `widgets`: a widget token and one clock widget per installation instead of a control.
+    static func preload(appId: String, into database: Database, indices: Range<Int>, widgets: Bool = false) async throws {
         let logger = Logger(label: "signalbox.bench")
         let stores = switch database {
         case .sqlite(let path): try await SQLStores.sqlite(path: path, logger: logger)
@@ -149,8 +150,13 @@ enum BenchRegistrations {
                         let index = indices.lowerBound + offset
                         let id = installationId(index)
                         try await registry.putInstallation(appId: appId, Installation(id: id, userId: nil, channels: ["all"], environment: .sandbox), now: Date())
-                        let control = Control(kind: "door", configuration: .object([:]), pushToken: token(index))
-                        try await registry.putControls(appId: appId, installationId: id, [control], now: Date())
+                        if widgets {
+                            let registration = WidgetRegistration(pushToken: token(index), widgets: [Widget(kind: "clock", family: "systemSmall")])
+                            try await registry.putWidgets(appId: appId, installationId: id, registration, now: Date(), revision: nil)
+                        } else {
+                            let control = Control(kind: "door", configuration: .object([:]), pushToken: token(index))
+                            try await registry.putControls(appId: appId, installationId: id, [control], now: Date())
+                        }
                     }
                 }
             }

@@ -16,7 +16,7 @@ import FoundationNetworking
 struct FanOutBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fan-out",
-        abstract: "Time one event fanned out to N control tokens: serve + simulate-apns as separate processes.",
+        abstract: "Time one event fanned out to N control (or widget) tokens: serve + simulate-apns as separate processes.",
         discussion: """
             Registers through the API (PUT installation + PUT controls per token) unless --preload, which writes the
             same registrations with the server's store while the servers are stopped (for 1,000,000 tokens), into
@@ -28,6 +28,7 @@ struct FanOutBench: AsyncParsableCommand {
 
     @Option(help: "Control installations (one token each).") var count = 10_000
     @Flag(help: "Write the registrations with the store directly instead of through the API.") var preload = false
+    @Flag(help: "Register a widget token and a clock widget per installation instead of a control (needs --preload).") var widgets = false
     @Option(help: "Registration requests in flight at once.") var concurrency = 32
     @Option(help: "Port of the server; the simulator takes the next two.") var port = 28080
     @Option(help: "Write the figures as JSON here.") var json = "bench-fan-out.json"
@@ -42,6 +43,7 @@ struct FanOutBench: AsyncParsableCommand {
 
     func validate() throws {
         guard instances >= 1, instances == 1 || database != nil else { throw ValidationError("--instances above 1 needs --database") }
+        guard !widgets || preload else { throw ValidationError("--widgets needs --preload") }
     }
 
     func run() async throws {
@@ -87,7 +89,8 @@ struct FanOutBench: AsyncParsableCommand {
         if preload {
             for server in servers { try await stop(server) }
             try await BenchRegistrations.preload(
-                appId: appId, into: database.map { .postgres(url: $0) } ?? .sqlite(path: directory + "/0/signalbox.sqlite"), indices: 0..<count
+                appId: appId, into: database.map { .postgres(url: $0) } ?? .sqlite(path: directory + "/0/signalbox.sqlite"), indices: 0..<count,
+                widgets: widgets
             )
         } else {
             try await register(appId: appId, serverKey: serverKey, api: api)
@@ -99,7 +102,8 @@ struct FanOutBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(3))
         let idleRSS = servers.map { ProcFS.memoryKilobytes(pid: $0.processIdentifier, field: "VmRSS:") }.max() ?? 0
         let cpu = { servers.map { ProcFS.cpuSeconds(pid: $0.processIdentifier) }.reduce(0, +) }
-        let toEveryone = #"{"target":{"controls":{"kinds":["door"]}},"audience":{"all":true}}"#
+        let target = widgets ? #"{"widgets":{"kinds":["clock"]}}"# : #"{"controls":{"kinds":["door"]}}"#
+        let toEveryone = #"{"target":"# + target + #","audience":{"all":true}}"#
         for _ in 0..<earlierEvents {
             let earlier = try await api.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: toEveryone)
             guard let id = earlier["eventId"] as? String else { throw ValidationError("event not accepted: \(earlier)") }

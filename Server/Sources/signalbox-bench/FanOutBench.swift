@@ -26,7 +26,7 @@ struct FanOutBench: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Control installations (one token each).") var count = 10_000
+    @Option(help: "Installations (one control token each, or one widget token with --widgets).") var count = 10_000
     @Flag(help: "Write the registrations with the store directly instead of through the API.") var preload = false
     @Flag(help: "Register a widget token and a clock widget per installation instead of a control (needs --preload).") var widgets = false
     @Option(help: "Registration requests in flight at once.") var concurrency = 32

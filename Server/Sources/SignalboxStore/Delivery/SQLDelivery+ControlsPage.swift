@@ -63,11 +63,9 @@ extension SQLDelivery {
                 ended = true
                 break
             }
-            controls.append(FanOutCandidate(
-                installationId: try row.decode(column: "installation_id", as: String.self),
-                environment: try row.decode(stored: "environment", as: Environment.self),
-                token: try row.decode(column: "push_token", as: String.self),
-                entries: [(try row.decode(column: "kind", as: String.self), try configuration(row, filtered: filtered))]
+            controls.append(try control(
+                row, installationId: try row.decode(column: "installation_id", as: String.self),
+                environment: try row.decode(stored: "environment", as: Environment.self), filtered: filtered
             ))
             positions.append(try row.decode(column: "position", as: Int.self))
         }

@@ -271,11 +271,7 @@ extension SQLDelivery {
             return try rows.compactMap { row in
                 let id = try row.decode(column: "installation_id", as: String.self)
                 guard let environment = environments[id] else { return nil }
-                return FanOutCandidate(
-                    installationId: id, environment: environment,
-                    token: try row.decode(column: "push_token", as: String.self),
-                    entries: [(try row.decode(column: "kind", as: String.self), try configuration(row, filtered: filter != nil))]
-                )
+                return try control(row, installationId: id, environment: environment, filtered: filter != nil)
             }
         case .widgets(let kinds, let filter):
             let rows = try await db.raw("""
@@ -325,6 +321,14 @@ extension SQLDelivery {
     /// The condition on the kind column: none for a target without kinds (every kind).
     static func kinds(_ kinds: [String], column: String = "kind") -> SQLQueryString {
         kinds.isEmpty ? "" : " AND \(unsafeRaw: column) IN (\(binds: kinds))"
+    }
+
+    /// A control's row (`push_token`, `kind`, `configuration`) as a candidate.
+    static func control(_ row: any SQLRow, installationId: String, environment: Environment, filtered: Bool) throws -> FanOutCandidate {
+        FanOutCandidate(
+            installationId: installationId, environment: environment, token: try row.decode(column: "push_token", as: String.self),
+            entries: [(try row.decode(column: "kind", as: String.self), try configuration(row, filtered: filtered))]
+        )
     }
 
     /// A registration's configuration; parsed only when the event filters on it.

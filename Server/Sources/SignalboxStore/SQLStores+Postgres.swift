@@ -5,7 +5,8 @@ import SignalboxModel
 
 extension SQLStores {
     /// The scale-out backend, several Signalbox instances on one PostgreSQL database: connects to `url`
-    /// (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require`, `&connect_timeout=seconds`),
+    /// (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require`, `&connect_timeout=seconds`,
+    /// `&prepared_statements=false`),
     /// checks the connection and migrates the schema.
     /// - Throws: `StoreError(.unavailable)` naming what is wrong (bad URL, unreachable, refused, newer schema).
     /// - Parameters:
@@ -23,7 +24,9 @@ extension SQLStores {
         let deadline = max(connectDeadline, configuration.options.connectTimeout)
         var sqlLogger = logger
         sqlLogger.logLevel = max(logger.logLevel, .info)
-        let connector = PostgresConnector.start(configuration: configuration, logger: sqlLogger)
+        let connector = PostgresConnector.start(
+            configuration: configuration, namedStatements: try PostgresConnector.preparedStatements(url: url), logger: sqlLogger
+        )
         let client = SQLDatabaseClient(connector: connector, claimLease: claimLease)
         do {
             // The pool retries a refused connection for ever: give the first one a deadline.

@@ -12,24 +12,28 @@ final class PostgresConnector: SQLConnector {
     let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger: Logger
+    /// Nil: the URL turned prepared statements off.
+    private let namedStatements: PostgresNamedStatements?
 
     var backend: SQLBackend { .postgres }
 
-    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
+    private init(client: PostgresClient, runner: Task<Void, Never>, namedStatements: Bool, logger: Logger) {
         self.client = client
+        self.namedStatements = namedStatements ? PostgresNamedStatements() : nil
         self.runner = runner
         self.logger = logger
     }
 
     /// Opens the pool: its connection work runs (outside any caller's task, since the stores outlive the start-up
-    /// that opens them) until `close`.
-    static func start(configuration: PostgresClient.Configuration, logger: Logger) -> PostgresConnector {
+    /// that opens them) until `close`. `namedStatements`: whether statements a connection runs again are prepared
+    /// (`PostgresNamedStatements`).
+    static func start(configuration: PostgresClient.Configuration, namedStatements: Bool = true, logger: Logger) -> PostgresConnector {
         let client = PostgresClient(configuration: configuration, eventLoopGroup: Self.eventLoops, backgroundLogger: logger)
-        return PostgresConnector(client: client, runner: Task { await client.run() }, logger: logger)
+        return PostgresConnector(client: client, runner: Task { await client.run() }, namedStatements: namedStatements, logger: logger)
     }
 
     func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await retryingRaces { try await self.client.withConnection { connection in try await body(PostgresSQLDatabase(connection: connection)) } }
+        try await retryingRaces { try await self.client.withConnection { connection in try await body(PostgresSQLDatabase(connection: connection, namedStatements: self.namedStatements)) } }
     }
 
     /// A pool has no queue to jump: `urgent` changes nothing.
@@ -37,7 +41,7 @@ final class PostgresConnector: SQLConnector {
         try await retryingRaces {
             try await self.client.withConnection { connection in
                 // A connection left inside a transaction would poison the pool: closed, the pool replaces it.
-                try await PostgresSQLDatabase(connection: connection).inTransaction(body, abandon: { try? await connection.close() })
+                try await PostgresSQLDatabase(connection: connection, namedStatements: self.namedStatements).inTransaction(body, abandon: { try? await connection.close() })
             }
         }
     }
@@ -77,12 +81,13 @@ final class PostgresConnector: SQLConnector {
     /// Runs `work` again (up to 8 times, after a short random pause) when it lost a race with another
     /// transaction: serialization failure (40001), deadlock (40P01) or a unique violation (23505) on a row
     /// another instance inserted first. The work re-reads, so its next run sees the winner's rows.
+    /// Also when a prepared statement was stale (`isStale`): its next run prepares it again.
     private func retryingRaces<T>(_ work: () async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             do {
                 return try await work()
-            } catch let error as PSQLError where attempt < 8 && Self.isRace(error) {
+            } catch let error as PSQLError where attempt < 8 && (Self.isRace(error) || Self.isStale(error)) {
                 attempt += 1
                 logger.debug("transaction lost a race; running it again", metadata: ["sqlState": "\(error.serverInfo?[.sqlState] ?? "")"])
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 << min(attempt, 5)))))
@@ -92,6 +97,26 @@ final class PostgresConnector: SQLConnector {
 
     static func isRace(_ error: PSQLError) -> Bool {
         ["40001", "40P01", "23505"].contains(error.serverInfo?[.sqlState] ?? "")
+    }
+
+    /// A prepared statement that cannot run again as it was prepared: a migration (another instance's) changed the
+    /// columns of its `SELECT *` (0A000, PostgreSQL's own message), or the server no longer has it (26000).
+    static func isStale(_ error: PSQLError) -> Bool {
+        switch error.serverInfo?[.sqlState] {
+        case "26000": true
+        case "0A000": error.serverInfo?[.message] == "cached plan must not change result type"
+        default: false
+        }
+    }
+
+    /// Whether the URL lets the pool's connections prepare statements: `prepared_statements=false` turns that off
+    /// for a pooler in front of PostgreSQL that does not keep them (PgBouncer's transaction mode before 1.21).
+    static func preparedStatements(url: String) throws -> Bool {
+        switch URLComponents(string: url)?.queryItems?.first(where: { $0.name == "prepared_statements" })?.value {
+        case nil, "true": return true
+        case "false": return false
+        case let text?: throw StoreError(.unavailable, "prepared_statements must be true or false, not \(text)")
+        }
     }
 
     /// The pool's configuration from a URL.

@@ -10,6 +10,8 @@ import SQLKit
 /// (docs/performance.md). Anything else, and a bind of a type PostgresNIO cannot encode, goes through PostgresKit.
 struct PostgresSQLDatabase: SQLDatabase {
     let connection: PostgresConnection
+    /// Nil: every statement unnamed.
+    var namedStatements: PostgresNamedStatements? = nil
 
     var logger: Logger { connection.logger }
     var eventLoop: any EventLoop { connection.eventLoop }
@@ -25,16 +27,34 @@ struct PostgresSQLDatabase: SQLDatabase {
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
         var bindings = PostgresBindings(capacity: binds.count)
+        var types: [PostgresDataType] = []
+        types.reserveCapacity(binds.count)
         for bind in binds {
             if (bind as Any?) == nil {
                 bindings.appendNull()
+                types.append(.null)
             } else if let value = bind as? any PostgresThrowingDynamicTypeEncodable {
                 try bindings.append(value)
+                types.append(value.psqlType)
             } else {
                 return try await fallback.execute(sql: query, onRow)
             }
         }
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+        if let namedStatements, let name = namedStatements.name(for: sql, types: types, on: connection) {
+            do {
+                try await NamedStatement.$text.withValue(.init(name: name, sql: sql, types: types)) {
+                    try await forEach(try await connection.execute(NamedStatement(bindings: bindings), logger: logger), onRow)
+                }
+            } catch {
+                namedStatements.failed(sql, types: types, on: connection, stale: (error as? PSQLError).map(PostgresConnector.isStale) ?? false)
+                throw error
+            }
+        } else {
+            try await forEach(try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), onRow)
+        }
+    }
+
+    private func forEach<Rows: AsyncSequence>(_ rows: Rows, _ onRow: @Sendable (any SQLRow) -> Void) async throws where Rows.Element == PostgresRow {
         var columns: [String]?
         for try await row in rows {
             if columns == nil { columns = row.map(\.columnName) }

@@ -12,6 +12,9 @@ final class PostgresNamedStatements: Sendable {
     /// of their own, and PostgreSQL keeps a prepared statement until its connection closes.
     static let perConnection = 128
 
+    /// Longer texts always run unnamed: they are bulk writes whose text changes with their rows.
+    static let longestText = 16_384
+
     private struct Key: Hashable {
         let sql: String
         let types: [PostgresDataType]
@@ -19,8 +22,9 @@ final class PostgresNamedStatements: Sendable {
 
     private struct Connection {
         var named: [Key: String] = [:]
-        var seenOnce: Set<Key> = []
-        var unnamed: Set<Key> = []
+        /// Texts by their hash, not kept: two texts with one hash only cost a preparation early or a name missed.
+        var seenOnce: Set<Int> = []
+        var unnamed: Set<Int> = []
         var names = 0
     }
 
@@ -29,18 +33,20 @@ final class PostgresNamedStatements: Sendable {
     /// The name to run `sql` with on `connection`, or nil to run it unnamed: its first run there, after a failed
     /// one, or once the connection has prepared its limit.
     func name(for sql: String, types: [PostgresDataType], on connection: PostgresConnection) -> String? {
+        guard sql.utf8.count <= Self.longestText else { return nil }
         let key = Key(sql: sql, types: types)
+        let hash = key.hashValue
         let (name, new) = connections.withLockedValue { connections -> (String?, Bool) in
             guard var state = connections[connection.id] else {
-                connections[connection.id] = Connection(seenOnce: [key])
+                connections[connection.id] = Connection(seenOnce: [hash])
                 return (nil, true)
             }
             defer { connections[connection.id] = state }
             if let name = state.named[key] { return (name, false) }
-            guard !state.unnamed.contains(key), state.named.count < Self.perConnection else { return (nil, false) }
-            guard state.seenOnce.remove(key) != nil else {
+            guard !state.unnamed.contains(hash), state.named.count < Self.perConnection else { return (nil, false) }
+            guard state.seenOnce.remove(hash) != nil else {
                 if state.seenOnce.count >= 8 * Self.perConnection { state.seenOnce.removeAll() }
-                state.seenOnce.insert(key)
+                state.seenOnce.insert(hash)
                 return (nil, false)
             }
             // Never a name used before on this connection: PostgresNIO remembers each name's preparation.
@@ -67,7 +73,7 @@ final class PostgresNamedStatements: Sendable {
                 for id in connections.keys { connections[id]?.named.removeAll() }
             } else {
                 connections[connection.id]?.named[key] = nil
-                connections[connection.id]?.unnamed.insert(key)
+                connections[connection.id]?.unnamed.insert(key.hashValue)
             }
         }
     }

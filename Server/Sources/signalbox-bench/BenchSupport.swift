@@ -133,9 +133,14 @@ enum BenchRegistrations {
         case postgres(url: String)
     }
 
+    /// What each preloaded installation registers: a `door` control, a widget token with one `clock` widget, or a
+    /// File Provider token with one replicated domain, `files`.
+    enum Target {
+        case controls, widgets, fileProvider
+    }
+
     /// The registrations of `register`, written with the server's store (its group commits) while it is stopped.
-    /// `widgets`: a widget token and one clock widget per installation instead of a control.
-    static func preload(appId: String, into database: Database, indices: Range<Int>, widgets: Bool = false) async throws {
+    static func preload(appId: String, into database: Database, indices: Range<Int>, target: Target = .controls) async throws {
         let logger = Logger(label: "signalbox.bench")
         let stores = switch database {
         case .sqlite(let path): try await SQLStores.sqlite(path: path, logger: logger)
@@ -150,12 +155,16 @@ enum BenchRegistrations {
                         let index = indices.lowerBound + offset
                         let id = installationId(index)
                         try await registry.putInstallation(appId: appId, Installation(id: id, userId: nil, channels: ["all"], environment: .sandbox), now: Date())
-                        if widgets {
-                            let registration = WidgetRegistration(pushToken: token(index), widgets: [Widget(kind: "clock", family: "systemSmall")])
-                            try await registry.putWidgets(appId: appId, installationId: id, registration, now: Date(), revision: nil)
-                        } else {
+                        switch target {
+                        case .controls:
                             let control = Control(kind: "door", configuration: .object([:]), pushToken: token(index))
                             try await registry.putControls(appId: appId, installationId: id, [control], now: Date())
+                        case .widgets:
+                            let registration = WidgetRegistration(pushToken: token(index), widgets: [Widget(kind: "clock", family: "systemSmall")])
+                            try await registry.putWidgets(appId: appId, installationId: id, registration, now: Date(), revision: nil)
+                        case .fileProvider:
+                            let registration = FileProviderRegistration(pushToken: token(index), domains: [FileProviderDomain(id: "files", replicated: true)])
+                            try await registry.putFileProvider(appId: appId, installationId: id, registration, now: Date())
                         }
                     }
                 }

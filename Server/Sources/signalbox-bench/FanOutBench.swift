@@ -26,9 +26,12 @@ struct FanOutBench: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Installations (one control token each, or one widget token with --widgets).") var count = 10_000
+    @Option(help: "Installations (one control token each, or one widget or File Provider token with --widgets or --file-provider).")
+    var count = 10_000
     @Flag(help: "Write the registrations with the store directly instead of through the API.") var preload = false
     @Flag(help: "Register a widget token and a clock widget per installation instead of a control (needs --preload).") var widgets = false
+    @Flag(help: "Register a File Provider token and a replicated domain per installation instead of a control (needs --preload).")
+    var fileProvider = false
     @Option(help: "Registration requests in flight at once.") var concurrency = 32
     @Option(help: "Port of the server; the simulator takes the next two.") var port = 28080
     @Option(help: "Write the figures as JSON here.") var json = "bench-fan-out.json"
@@ -44,6 +47,8 @@ struct FanOutBench: AsyncParsableCommand {
     func validate() throws {
         guard instances >= 1, instances == 1 || database != nil else { throw ValidationError("--instances above 1 needs --database") }
         guard !widgets || preload else { throw ValidationError("--widgets needs --preload") }
+        guard !fileProvider || preload else { throw ValidationError("--file-provider needs --preload") }
+        guard !(widgets && fileProvider) else { throw ValidationError("--widgets and --file-provider exclude each other") }
     }
 
     func run() async throws {
@@ -90,7 +95,7 @@ struct FanOutBench: AsyncParsableCommand {
             for server in servers { try await stop(server) }
             try await BenchRegistrations.preload(
                 appId: appId, into: database.map { .postgres(url: $0) } ?? .sqlite(path: directory + "/0/signalbox.sqlite"), indices: 0..<count,
-                widgets: widgets
+                target: widgets ? .widgets : fileProvider ? .fileProvider : .controls
             )
         } else {
             try await register(appId: appId, serverKey: serverKey, api: api)
@@ -102,7 +107,9 @@ struct FanOutBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(3))
         let idleRSS = servers.map { ProcFS.memoryKilobytes(pid: $0.processIdentifier, field: "VmRSS:") }.max() ?? 0
         let cpu = { servers.map { ProcFS.cpuSeconds(pid: $0.processIdentifier) }.reduce(0, +) }
-        let target = widgets ? #"{"widgets":{"kinds":["clock"]}}"# : #"{"controls":{"kinds":["door"]}}"#
+        let target = widgets ? #"{"widgets":{"kinds":["clock"]}}"#
+            : fileProvider ? #"{"fileProvider":{"domain":"files","container":"NSFileProviderWorkingSetContainerItemIdentifier"}}"#
+            : #"{"controls":{"kinds":["door"]}}"#
         let toEveryone = #"{"target":"# + target + #","audience":{"all":true}}"#
         for _ in 0..<earlierEvents {
             let earlier = try await api.call("POST", "/v1/apps/\(appId)/events", key: serverKey, json: toEveryone)

@@ -89,7 +89,7 @@ final class PostgresConnector: SQLConnector {
                 return try await work()
             } catch let error as PSQLError where attempt < 8 && (Self.isRace(error) || Self.isStale(error)) {
                 attempt += 1
-                logger.debug("transaction lost a race; running it again", metadata: ["sqlState": "\(error.serverInfo?[.sqlState] ?? "")"])
+                logger.debug("transaction lost a race or met a stale prepared statement; running it again", metadata: ["sqlState": "\(error.serverInfo?[.sqlState] ?? "")"])
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 << min(attempt, 5)))))
             }
         }

@@ -43,18 +43,18 @@ struct PostgresSQLDatabase: SQLDatabase {
         if let namedStatements, let name = namedStatements.name(for: sql, types: types, on: connection) {
             do {
                 try await NamedStatement.$text.withValue(.init(name: name, sql: sql, types: types)) {
-                    try await forEach(try await connection.execute(NamedStatement(bindings: bindings), logger: logger), onRow)
+                    try await deliver(try await connection.execute(NamedStatement(bindings: bindings), logger: logger), onRow)
                 }
             } catch {
                 namedStatements.failed(sql, types: types, on: connection, stale: (error as? PSQLError).map(PostgresConnector.isStale) ?? false)
                 throw error
             }
         } else {
-            try await forEach(try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), onRow)
+            try await deliver(try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), onRow)
         }
     }
 
-    private func forEach<Rows: AsyncSequence>(_ rows: Rows, _ onRow: @Sendable (any SQLRow) -> Void) async throws where Rows.Element == PostgresRow {
+    private func deliver<Rows: AsyncSequence>(_ rows: Rows, _ onRow: @Sendable (any SQLRow) -> Void) async throws where Rows.Element == PostgresRow {
         var columns: [String]?
         for try await row in rows {
             if columns == nil { columns = row.map(\.columnName) }

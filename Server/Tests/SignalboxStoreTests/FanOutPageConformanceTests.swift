@@ -8,8 +8,9 @@ import Testing
 /// controls target's page as rows of controls (`controlsPage`), and must still end each page after whole installations.
 @Suite struct FanOutPageConformanceTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
-    /// Matching registrations per installation; i3 has only one of another kind, so no page counts it.
-    let matching = ["i0": 1, "i1": 64, "i2": 2, "i3": 0, "i4": 1, "i5": 3, "i6": 1]
+    /// Matching registrations per installation; i1 has as many as an installation may, i3 has only one of another
+    /// kind, so no page counts it.
+    let matching = ["i0": 1, "i1": min(Limits.controls, Limits.widgets), "i2": 2, "i3": 0, "i4": 1, "i5": 3, "i6": 1]
 
     @Test(arguments: StoreBackend.available) func aPageHoldsWholeInstallationsWhateverTheirControls(_ backend: StoreBackend) async throws {
         try await backend.withStore { store in
@@ -17,11 +18,11 @@ import Testing
             for (id, count) in matching.sorted(by: { $0.key < $1.key }) {
                 try await store.registry.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
                 var controls = (0..<count).map { Control(kind: "door", pushToken: "\(id)-door\($0)") }
-                if count < 64 { controls.insert(Control(kind: "lamp", pushToken: "\(id)-lamp"), at: min(1, controls.count)) }
+                if count < Limits.controls { controls.insert(Control(kind: "lamp", pushToken: "\(id)-lamp"), at: min(1, controls.count)) }
                 try await store.registry.putControls(appId: "a", installationId: id, controls, now: now)
             }
             // Pages of two installations: i0 and i1, i2 and i4, i5 and i6, then the empty page that finds the end.
-            #expect(try await fanOut(store, .controls(kinds: ["door"], configuration: nil)) == [1 + 64, 3, 4, 0])
+            #expect(try await fanOut(store, .controls(kinds: ["door"], configuration: nil)) == [1 + (matching["i1"] ?? 0), 3, 4, 0])
             let expected = matching.flatMap { id, count in (0..<count).map { "\(id)-door\($0)" } }
             #expect(try await claimedTokens(store).sorted() == expected.sorted(), "every door control once, no lamp")
         }
@@ -33,7 +34,7 @@ import Testing
             for (id, count) in matching.sorted(by: { $0.key < $1.key }) {
                 try await store.registry.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
                 var widgets = (0..<count).map { Widget(kind: "clock", family: "small", configuration: .object(["n": .number(Double($0))])) }
-                if count < 64 { widgets.insert(Widget(kind: "news", family: "small"), at: min(1, widgets.count)) }
+                if count < Limits.widgets { widgets.insert(Widget(kind: "news", family: "small"), at: min(1, widgets.count)) }
                 try await store.registry.putWidgets(appId: "a", installationId: id, WidgetRegistration(pushToken: "\(id)-w", widgets: widgets), now: now, revision: nil)
             }
             // One push per installation with a clock, whatever its number of clocks.

@@ -7,7 +7,7 @@ import SignalboxStoreTestSupport
 import Testing
 
 /// The store's PostgreSQL connections prepare a statement they run again (`PostgresNamedStatements`), and a prepared
-/// statement that fails or goes stale never fails more than the one run. One connection per pool here, so that every
+/// statement that failed or went stale never fails a later run. One connection per pool here, so that every
 /// run of a test lands on the connection whose prepared statements it reads.
 @Suite(.enabled(if: Backend.available.contains(.postgres)))
 struct PostgresNamedStatementsTests {
@@ -42,25 +42,19 @@ struct PostgresNamedStatementsTests {
         }
     }
 
-    @Test func aNamedStatementThatFailedRunsUnnamedOnItsConnectionAfterwards() async throws {
+    @Test func aTextWhosePreparationFailedRunsUnnamedOnItsConnectionAfterwards() async throws {
         try await withConnector { connector in
-            func divide(_ divisor: Int) async throws -> Int? {
-                try await connector.withDatabase { db in
-                    try await db.raw("SELECT 12 / \(bind: divisor)::int AS quotient, 'named-failure' AS tag").first()?
-                        .decode(column: "quotient", as: Int.self)
-                }
+            let read: SQLQueryString = "SELECT count(*) AS n FROM later"
+            // The first run is unnamed, the second is prepared: both fail, the table does not exist yet. PostgresNIO
+            // keeps the failed preparation for the connection's life, so its name must not be used again.
+            for _ in 1...2 {
+                await #expect(throws: PSQLError.self) { try await connector.withDatabase { db in try await db.raw(read).run() } }
             }
-            #expect(try await divide(3) == 4)
-            #expect(try await divide(4) == 3)
-            await #expect(throws: PSQLError.self) { try await divide(0) }
-            #expect(try await divide(6) == 2)
-            #expect(try await divide(2) == 6)
-            // The name prepared on the second run stays; no other was prepared for the text after its failure.
-            let names = try await connector.withDatabase { db in
-                try await db.raw("SELECT count(*) AS n FROM pg_prepared_statements WHERE strpos(statement, 'named' || '-failure') > 0").first()?
-                    .decode(column: "n", as: Int.self)
+            try await connector.withDatabase { db in try await db.raw("CREATE TABLE later (id int)").run() }
+            for _ in 1...2 {
+                let count = try await connector.withDatabase { db in try await db.raw(read).first()?.decode(column: "n", as: Int.self) }
+                #expect(count == 0)
             }
-            #expect(names == 1)
         }
     }
 

@@ -3,8 +3,7 @@ import PostgresNIO
 
 /// Which statements a PostgreSQL connection runs as named (prepared) statements. A text run once more on the same
 /// connection is prepared there and then only bound and executed: PostgreSQL parses and analyzes it once, and plans
-/// it once when its generic plan is as good as a custom one (docs/performance.md: parsing, analysis and planning were
-/// about 40 % of PostgreSQL's CPU in a fan-out).
+/// it once when its generic plan is as good as a custom one (docs/performance.md).
 /// A text whose named run failed runs unnamed on that connection from then on: PostgresNIO keeps a failed
 /// preparation for the connection's life. A name is never used twice on a connection for that reason.
 final class PostgresNamedStatements: Sendable {
@@ -35,14 +34,14 @@ final class PostgresNamedStatements: Sendable {
     func name(for sql: String, types: [PostgresDataType], on connection: PostgresConnection) -> String? {
         guard sql.utf8.count <= Self.longestText else { return nil }
         let key = Key(sql: sql, types: types)
-        let hash = key.hashValue
         let (name, new) = connections.withLockedValue { connections -> (String?, Bool) in
             guard var state = connections[connection.id] else {
-                connections[connection.id] = Connection(seenOnce: [hash])
+                connections[connection.id] = Connection(seenOnce: [key.hashValue])
                 return (nil, true)
             }
-            defer { connections[connection.id] = state }
             if let name = state.named[key] { return (name, false) }
+            defer { connections[connection.id] = state }
+            let hash = key.hashValue
             guard !state.unnamed.contains(hash), state.named.count < Self.perConnection else { return (nil, false) }
             guard state.seenOnce.remove(hash) != nil else {
                 if state.seenOnce.count >= 8 * Self.perConnection { state.seenOnce.removeAll() }

@@ -258,8 +258,8 @@ extension SQLDelivery {
             if case .all = event.request.audience { return range(column) }
             return range(column) + " AND \(backend.among(column, ids))"
         }
-        // PostgreSQL does not carry a range through a join's equality: without it on the joined table too, it planned
-        // some pages as a hash join over the app's every widget (docs/performance.md).
+        // PostgreSQL does not carry a range through a join's equality: without it on the joined table too, it may plan
+        // a page as a hash join over the app's every widget or domain (docs/performance.md).
         let joined = { (column: String) -> SQLQueryString in backend == .postgres ? range(column) : "" }
         switch event.request.target {
         case .controls(let kinds, let filter):

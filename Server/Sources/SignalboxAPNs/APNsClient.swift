@@ -7,10 +7,12 @@ import Synchronization
 /// let result = try await client.send(push, environment: .sandbox, tokens: tokenManager)
 /// if case .pruneToken(let since, _) = result.outcome { … }
 /// ```
-public struct APNsClient: Sendable {
+/// A class: every push's answer closure holds the client, and a reference is one retain where the struct's existential
+/// transport was a copy through its value witnesses.
+public final class APNsClient: Sendable {
     public let transport: any APNsTransport
     /// How long one push may take, retries included.
-    public var timeout: Duration
+    public let timeout: Duration
     private let hosts: HostBreakers
 
     /// - Parameters:
@@ -50,36 +52,35 @@ public struct APNsClient: Sendable {
     ) {
         // A closed breaker admits without a change of state; any other is `send`'s business.
         guard !hosts.isOpen(environment) else {
-            completion(.unfinished { try await send(push, environment: environment, tokens: tokens) })
+            completion(.unfinished { try await self.send(push, environment: environment, tokens: tokens) })
             return
         }
         let deadline = ContinuousClock.now + timeout
         let token = tokens.current()
         let request = APNsRequest(push: push, environment: environment, token: token, key: tokens.key)
-        let hosts = hosts
-        transport.start(request, deadline: deadline) { started in
+        transport.start(request, deadline: deadline) { [self] started in
             switch started {
             case .finished(.success(let response)):
                 hosts.record(environment, serverError: response.status >= 500)
-                if let result = concludeAtOnce(response, tokens) {
+                if let result = Self.concludeAtOnce(response, tokens) {
                     completion(.finished(.success(result)))
                 } else {
-                    completion(.unfinished { try await conclude(response, push, environment, tokens, token, deadline) })
+                    completion(.unfinished { try await self.conclude(response, push, environment, tokens, token, deadline) })
                 }
             case .finished(.failure(let error)):
                 completion(.finished(.failure(error)))
             case .unfinished(let resume):
                 completion(.unfinished {
                     let response = try await resume()
-                    hosts.record(environment, serverError: response.status >= 500)
-                    return try await conclude(response, push, environment, tokens, token, deadline)
+                    self.hosts.record(environment, serverError: response.status >= 500)
+                    return try await self.conclude(response, push, environment, tokens, token, deadline)
                 })
             }
         }
     }
 
     /// What a first answer means when no second request is needed; `nil` when one is (token refresh, reconnect).
-    private func concludeAtOnce(_ response: APNsResponse, _ tokens: ProviderTokenManager) -> Result? {
+    private static func concludeAtOnce(_ response: APNsResponse, _ tokens: ProviderTokenManager) -> Result? {
         switch PushOutcome(response) {
         case .refreshProviderToken, .reconnect:
             return nil
@@ -95,7 +96,7 @@ public struct APNsClient: Sendable {
         _ response: APNsResponse, _ push: Push, _ environment: APNsEnvironment, _ tokens: ProviderTokenManager, _ token: ProviderToken,
         _ deadline: ContinuousClock.Instant
     ) async throws -> Result {
-        if let result = concludeAtOnce(response, tokens) { return result }
+        if let result = Self.concludeAtOnce(response, tokens) { return result }
         var response = response
         var outcome = PushOutcome(response)
         switch outcome {

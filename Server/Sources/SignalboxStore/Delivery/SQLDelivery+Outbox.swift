@@ -83,7 +83,10 @@ extension SQLDelivery {
             // Pushes in a handoff are settled there first; those going back to pending get new outbox rows.
             let settledNow = try await Handoff.settle(db, self.backend, owner: owner, positions)
             var retries = Handoff.Retries()
-            for index in completions.indices.sorted(by: { ids[$0] < ids[$1] }) {
+            // Outbox rows are changed in push id order, the lock order; pushes of a handoff change no row of their own.
+            let inHandoffs = completions.indices.filter { positions[$0] != nil }
+            let withRows = completions.indices.filter { positions[$0] == nil }.sorted { ids[$0] < ids[$1] }
+            for index in inHandoffs + withRows {
                 let completion = completions[index]
                 let push = completion.push
                 switch PushLife.step(for: completion.result) {
@@ -239,20 +242,30 @@ extension SQLDelivery {
     private static func credit(_ db: any SQLDatabase, _ credits: [(push: OutboxPush, counter: EventCounter)], now: Date) async throws {
         guard !credits.isEmpty else { return }
         var counts: [String: [EventCounter: Int]] = [:]  // event → counter → count
-        for chunk in credits.chunked(1_000) {
-            var column: [String: EventCounter] = [:]
-            for credit in chunk {
-                column[credit.push.id] = credit.counter
-                counts[credit.push.eventId, default: [:]][credit.counter, default: 0] += 1
+        var carriers: [String: EventCounter] = [:]  // a push carrying absorbed events → its counter
+        // Consecutive credits mostly share event and counter: counted as a run, hashed once per run.
+        var run: (event: String, counter: EventCounter, count: Int)?
+        func endRun() {
+            if let run { counts[run.event, default: [:]][run.counter, default: 0] += run.count }
+        }
+        for credit in credits {
+            let push = credit.push
+            if push.carriesAbsorbedEvents { carriers[push.id] = credit.counter }
+            let event = push.eventId
+            if let current = run, current.counter == credit.counter, current.event == event {
+                run?.count += 1
+            } else {
+                endRun()
+                run = (event, credit.counter, 1)
             }
-            let carriers = chunk.filter(\.push.carriesAbsorbedEvents).map(\.push.id)
-            if !carriers.isEmpty {
-                for row in try await db.raw("SELECT push_id, event_id, pushes FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").all() {
-                    guard let name = column[try row.decode(column: "push_id", as: String.self)] else { continue }
-                    counts[try row.decode(column: "event_id", as: String.self), default: [:]][name, default: 0] += try row.decode(column: "pushes", as: Int.self)
-                }
-                try await db.raw("DELETE FROM outbox_absorbed WHERE push_id IN (\(binds: carriers))").run()
+        }
+        endRun()
+        for chunk in carriers.keys.sorted().chunked(1_000).map(Array.init) {
+            for row in try await db.raw("SELECT push_id, event_id, pushes FROM outbox_absorbed WHERE push_id IN (\(binds: chunk))").all() {
+                guard let name = carriers[try row.decode(column: "push_id", as: String.self)] else { continue }
+                counts[try row.decode(column: "event_id", as: String.self), default: [:]][name, default: 0] += try row.decode(column: "pushes", as: Int.self)
             }
+            try await db.raw("DELETE FROM outbox_absorbed WHERE push_id IN (\(binds: chunk))").run()
         }
         // One statement per event, in event id order (two instances crediting the same events cannot deadlock); it
         // returns the event's counts, so the credit that finished the event reports it without reading it again.

@@ -43,6 +43,25 @@ import Testing
         }
     }
 
+    /// PostgreSQL reads a controls page as each column's values joined by a control character: ids, kinds and
+    /// configurations with any text they may hold still come back whole and in their place.
+    @Test(arguments: StoreBackend.available) func aControlsPageKeepsAnyTextTheRegistrationsHold(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            try await store.registry.createApp(AppRecord.fixture("a"))
+            let room = JSONValue.string("north\u{1F}\u{1E} \"wing\", café 🚪")
+            let ids = ["i 1", "i-ä", "i,2", "i\"3"]
+            for (index, id) in ids.enumerated() {
+                try await store.registry.putInstallation(appId: "a", Installation(id: id, userId: nil, channels: [], environment: .sandbox), now: now)
+                try await store.registry.putControls(appId: "a", installationId: id, [
+                    Control(kind: "door ⌂", configuration: .object(["room": index == 2 ? .string("south") : room]), pushToken: "aa0\(index)"),
+                    Control(kind: "lamp", configuration: .object([:]), pushToken: "bb0\(index)"),
+                ], now: now)
+            }
+            _ = try await fanOut(store, .controls(kinds: ["door ⌂"], configuration: ["room": room]))
+            #expect(try await claimedTokens(store).sorted() == ["aa00", "aa01", "aa03"], "the filtered doors, none of the other kind")
+        }
+    }
+
     /// Fans an event to `target` out in pages of two installations. - Returns: the pushes each step planned.
     private func fanOut(_ store: PortStores, _ target: EventTarget) async throws -> [Int] {
         try await store.delivery.createEvent(EventRecord(id: "e1", appId: "a", request: EventRequest(target: target, audience: .all), createdAt: now))

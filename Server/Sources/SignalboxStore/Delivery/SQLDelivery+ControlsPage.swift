@@ -39,37 +39,60 @@ extension SQLDelivery {
 
     /// Up to `rows` rows of controls after the installation `cursor` and all the last one's, by installation, each
     /// installation's controls in their order. `ended`: nothing follows them (or the range ends).
+    /// The rows come back as one row, each column's values joined (`unitSeparated`): PostgreSQL sends one message
+    /// instead of one per control, and the client decodes one row instead of one per push (docs/performance.md).
+    /// The aggregates read the ordered subquery's rows as they come, so every column keeps that order.
     private static func controlRows(
         _ db: any SQLDatabase, event: EventRecord, kinds: [String], filtered: Bool, after cursor: String, upTo upperBound: String?, rows: Int
     ) async throws -> (controls: [FanOutCandidate], ended: Bool) {
         let beyond: SQLQueryString = upperBound.map { "i.installation_id > \(bind: $0)" } ?? "false"
         // The cursor bounds both sides, so that both are index range scans merged in order.
         let query: SQLQueryString = """
-            SELECT c.installation_id, c.position, i.environment, c.kind, \(unsafeRaw: filtered ? "c.configuration" : "''") AS configuration,
-                c.push_token, \(beyond) AS beyond
-            FROM controls c JOIN installations i ON i.app_id = c.app_id AND i.installation_id = c.installation_id
-            WHERE c.app_id = \(bind: event.appId) AND c.installation_id > \(bind: cursor) AND i.installation_id > \(bind: cursor)\
-            \(Self.kinds(kinds, column: "c.kind"))\(audienceCondition(event))
-            ORDER BY c.installation_id FETCH FIRST \(bind: rows) ROWS WITH TIES
+            SELECT string_agg(installation_id, E'\\x1f') AS installation_ids, string_agg(position::text, E'\\x1f') AS positions,
+                string_agg(environment, E'\\x1f') AS environments, string_agg(kind, E'\\x1f') AS kinds,
+                string_agg(configuration, E'\\x1f') AS configurations, string_agg(push_token, E'\\x1f') AS push_tokens,
+                string_agg(beyond::text, E'\\x1f') AS beyond
+            FROM (SELECT c.installation_id, c.position, i.environment, c.kind,
+                    \(unsafeRaw: filtered ? "c.configuration" : "''") AS configuration, c.push_token, \(beyond) AS beyond
+                FROM controls c JOIN installations i ON i.app_id = c.app_id AND i.installation_id = c.installation_id
+                WHERE c.app_id = \(bind: event.appId) AND c.installation_id > \(bind: cursor) AND i.installation_id > \(bind: cursor)\
+                \(Self.kinds(kinds, column: "c.kind"))\(audienceCondition(event))
+                ORDER BY c.installation_id FETCH FIRST \(bind: rows) ROWS WITH TIES) AS page
             """
-        let read = try await db.raw(query).all()
+        guard let row = try await db.raw(query).first(), try !row.decodeNil(column: "installation_ids") else { return ([], true) }
+        let columns = try ["installation_ids", "positions", "environments", "kinds", "configurations", "push_tokens", "beyond"].map {
+            unitSeparated(try row.decode(column: $0, as: String.self))
+        }
+        let (ids, positions, environments, kindsRead, configurations, tokens, beyondRange) =
+            (columns[0], columns[1], columns[2], columns[3], columns[4], columns[5], columns[6])
+        guard columns.allSatisfy({ $0.count == ids.count }) else { throw StoreError(.unavailable, "a controls page's columns differ in length") }
         var controls: [FanOutCandidate] = []
-        controls.reserveCapacity(read.count)
-        var positions: [Int] = []
-        positions.reserveCapacity(read.count)
-        var ended = read.count < rows
-        for row in read {
-            if try row.decode(column: "beyond", as: Bool.self) {
+        controls.reserveCapacity(ids.count)
+        var order: [Int] = []
+        order.reserveCapacity(ids.count)
+        var ended = ids.count < rows
+        for index in ids.indices {
+            if beyondRange[index] == "true" {
                 ended = true
                 break
             }
-            controls.append(try control(
-                row, installationId: try row.decode(column: "installation_id", as: String.self),
-                environment: try row.decode(stored: "environment", as: Environment.self), filtered: filtered
+            guard let environment = Environment(rawValue: environments[index]), let position = Int(positions[index]) else {
+                throw StoreError(.unavailable, "a controls page's row \(index) does not parse")
+            }
+            controls.append(FanOutCandidate(
+                installationId: ids[index], environment: environment, token: tokens[index],
+                entries: [(kindsRead[index], try configuration(configurations[index], filtered: filtered))]
             ))
-            positions.append(try row.decode(column: "position", as: Int.self))
+            order.append(position)
         }
-        return (inOrder(controls, positions), ended)
+        return (inOrder(controls, order), ended)
+    }
+
+    /// A column's values as `string_agg(…, E'\x1f')` joined them. None holds that control character: ids and kinds
+    /// are refused with control characters (`Validate.identifier`), tokens are hex, environments and numbers are
+    /// plain, and configurations are JSON text, which escapes control characters.
+    private static func unitSeparated(_ text: String) -> [String] {
+        text.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 
     /// Each installation's controls by position: `WITH TIES` orders only by installation. The index scan reads them

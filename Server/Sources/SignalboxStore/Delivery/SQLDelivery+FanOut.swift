@@ -334,7 +334,12 @@ extension SQLDelivery {
     /// A registration's configuration; parsed only when the event filters on it.
     static func configuration(_ row: any SQLRow, filtered: Bool) throws -> JSONValue {
         guard filtered else { return .object([:]) }
-        return try JSONDecoder().decode(JSONValue.self, from: Data(try row.decode(column: "configuration", as: String.self).utf8))
+        return try configuration(try row.decode(column: "configuration", as: String.self), filtered: true)
+    }
+
+    static func configuration(_ text: String, filtered: Bool) throws -> JSONValue {
+        guard filtered else { return .object([:]) }
+        return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
     }
 
     /// Inserts the pushes; one already pending for the same token and payload absorbs the new one (`Coalescing`). With a

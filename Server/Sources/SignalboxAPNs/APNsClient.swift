@@ -7,8 +7,8 @@ import Synchronization
 /// let result = try await client.send(push, environment: .sandbox, tokens: tokenManager)
 /// if case .pruneToken(let since, _) = result.outcome { … }
 /// ```
-/// A class: every push's answer closure holds the client, and a reference is one retain where the struct's existential
-/// transport was a copy through its value witnesses.
+/// A class, so that each push's answer closure holds the client with one retain instead of copying its existential
+/// transport.
 public final class APNsClient: Sendable {
     public let transport: any APNsTransport
     /// How long one push may take, retries included.

@@ -51,7 +51,7 @@ extension SQLDelivery {
             SELECT string_agg(installation_id, E'\\x1f') AS installation_ids, string_agg(position::text, E'\\x1f') AS positions,
                 string_agg(environment, E'\\x1f') AS environments, string_agg(kind, E'\\x1f') AS kinds,
                 string_agg(configuration, E'\\x1f') AS configurations, string_agg(push_token, E'\\x1f') AS push_tokens,
-                string_agg(beyond::text, E'\\x1f') AS beyond
+                count(*) FILTER (WHERE NOT beyond) AS within
             FROM (SELECT c.installation_id, c.position, i.environment, c.kind,
                     \(unsafeRaw: filtered ? "c.configuration" : "''") AS configuration, c.push_token, \(beyond) AS beyond
                 FROM controls c JOIN installations i ON i.app_id = c.app_id AND i.installation_id = c.installation_id
@@ -60,22 +60,20 @@ extension SQLDelivery {
                 ORDER BY c.installation_id FETCH FIRST \(bind: rows) ROWS WITH TIES) AS page
             """
         guard let row = try await db.raw(query).first(), try !row.decodeNil(column: "installation_ids") else { return ([], true) }
-        let columns = try ["installation_ids", "positions", "environments", "kinds", "configurations", "push_tokens", "beyond"].map {
+        let columns = try ["installation_ids", "positions", "environments", "kinds", "configurations", "push_tokens"].map {
             unitSeparated(try row.decode(column: $0, as: String.self))
         }
-        let (ids, positions, environments, kindsRead, configurations, tokens, beyondRange) =
-            (columns[0], columns[1], columns[2], columns[3], columns[4], columns[5], columns[6])
-        guard columns.allSatisfy({ $0.count == ids.count }) else { throw StoreError(.unavailable, "a controls page's columns differ in length") }
+        let (ids, positions, environments, kindsRead, configurations, tokens) = (columns[0], columns[1], columns[2], columns[3], columns[4], columns[5])
+        // In installation order, the rows beyond the range's end come last.
+        let within = try row.decode(column: "within", as: Int.self)
+        guard columns.allSatisfy({ $0.count == ids.count }), within <= ids.count else {
+            throw StoreError(.unavailable, "a controls page's columns differ in length")
+        }
         var controls: [FanOutCandidate] = []
-        controls.reserveCapacity(ids.count)
+        controls.reserveCapacity(within)
         var order: [Int] = []
-        order.reserveCapacity(ids.count)
-        var ended = ids.count < rows
-        for index in ids.indices {
-            if beyondRange[index] == "true" {
-                ended = true
-                break
-            }
+        order.reserveCapacity(within)
+        for index in 0..<within {
             guard let environment = Environment(rawValue: environments[index]), let position = Int(positions[index]) else {
                 throw StoreError(.unavailable, "a controls page's row \(index) does not parse")
             }
@@ -85,6 +83,7 @@ extension SQLDelivery {
             ))
             order.append(position)
         }
+        let ended = ids.count < rows || within < ids.count
         return (inOrder(controls, order), ended)
     }
 

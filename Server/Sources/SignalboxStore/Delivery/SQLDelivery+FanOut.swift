@@ -333,8 +333,7 @@ extension SQLDelivery {
 
     /// A registration's configuration; parsed only when the event filters on it.
     static func configuration(_ row: any SQLRow, filtered: Bool) throws -> JSONValue {
-        guard filtered else { return .object([:]) }
-        return try configuration(try row.decode(column: "configuration", as: String.self), filtered: true)
+        try configuration(filtered ? try row.decode(column: "configuration", as: String.self) : "", filtered: filtered)
     }
 
     static func configuration(_ text: String, filtered: Bool) throws -> JSONValue {
